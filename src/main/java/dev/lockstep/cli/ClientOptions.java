@@ -1,0 +1,42 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockTimeoutException;
+import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
+import java.time.Duration;
+import java.util.function.BiFunction;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** What every lock command shares: the connection, the timeout, and how a reply becomes output. */
+final class ClientOptions {
+
+    @Mixin
+    KafkaOptions kafka;
+
+    @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How long to wait for the reply. Default: ${DEFAULT-VALUE}.")
+    long timeoutSeconds;
+
+    /** Sends one command through the client library, prints the reply JSON, and maps its outcome to the exit code. */
+    int call(BiFunction<LockClient, Duration, ReplyMessage> command) {
+        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        quietKafkaLogs();
+        try (LockClient client = LockClient.connect(kafka.settings(), kafka.topics(), timeout)) {
+            ReplyMessage reply = command.apply(client, timeout);
+            System.out.println(reply.json());
+            return ExitCodes.of(reply.outcome());
+        } catch (LockTimeoutException e) {
+            System.err.println("lockstep: " + e.getMessage() + " (is a worker running?)");
+            return ExitCodes.TIMEOUT;
+        }
+    }
+
+    /** A one-shot command reports an unreachable broker in one line, not in a page of client retries. */
+    private static void quietKafkaLogs() {
+        if (LoggerFactory.getLogger("org.apache.kafka") instanceof ch.qos.logback.classic.Logger logger) {
+            logger.setLevel(ch.qos.logback.classic.Level.OFF);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.topics.TopicApplier;
+import dev.lockstep.topics.TopicSpec;
+import dev.lockstep.topics.TopicSpecs;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "dev", mixinStandardHelpOptions = true,
+        description = "Start a real Kafka broker in this process, create the topics, and run the worker against "
+                + "PostgreSQL. Stays up until Ctrl-C.")
+final class DevCommand implements Callable<Integer> {
+
+    @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port on 127.0.0.1. Default: ${DEFAULT-VALUE}.")
+    int kafkaPort;
+
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = "Where the broker keeps its data; kept across runs. Default: a new temporary directory.")
+    Path dataDir;
+
+    @Mixin
+    WorkerOptions options;
+
+    @Override
+    public Integer call() {
+        Path dir = dataDir != null ? dataDir : temporaryDirectory();
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, dir)) {
+            KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
+            List<TopicSpec> topics = TopicSpecs.builtIn().stream().map(t -> t.withReplicationFactor((short) 1)).toList();
+            try (Admin admin = Admin.create(settings.with(java.util.Map.of()))) {
+                new TopicApplier(admin).apply(topics).forEach(report -> System.out.println("topic " + report));
+            }
+            System.out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
+            System.out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
+            System.out.flush();
+            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database());
+        }
+    }
+
+    private static Path temporaryDirectory() {
+        try {
+            return Files.createTempDirectory("lockstep-dev-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary directory for the broker", e);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.lockstep.cli;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code acquire}, {@code renew}, {@code release}, {@code status}: one command, one reply, through the client. */
+final class LockCommands {
+
+    private LockCommands() {
+    }
+
+    private static OptionalLong token(Long value) {
+        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
+    @Command(name = "acquire", mixinStandardHelpOptions = true, description = "Acquire a lease (exit 0, or 10 if held).")
+    static final class Acquire implements Callable<Integer> {
+        @Parameters(paramLabel = "RESOURCE")
+        String resource;
+
+        @Option(names = "--owner", required = true)
+        String owner;
+
+        @Option(names = "--ttl", paramLabel = "SECONDS", required = true)
+        long ttl;
+
+        @Mixin
+        ClientOptions client;
+
+        @Override
+        public Integer call() {
+            return client.call((c, timeout) -> c.acquire(resource, owner, Duration.ofSeconds(ttl), timeout));
+        }
+    }
+
+    @Command(name = "renew", mixinStandardHelpOptions = true, description = "Extend your lease to now + TTL.")
+    static final class Renew implements Callable<Integer> {
+        @Parameters(paramLabel = "RESOURCE")
+        String resource;
+
+        @Option(names = "--owner", required = true)
+        String owner;
+
+        @Option(names = "--ttl", paramLabel = "SECONDS", required = true)
+        long ttl;
+
+        @Option(names = "--fencing-token", paramLabel = "T", description = "Only renew the lease with this token.")
+        Long fencingToken;
+
+        @Mixin
+        ClientOptions client;
+
+        @Override
+        public Integer call() {
+            return client.call((c, timeout) ->
+                    c.renew(resource, owner, Duration.ofSeconds(ttl), token(fencingToken), timeout));
+        }
+    }
+
+    @Command(name = "release", mixinStandardHelpOptions = true, description = "Release your lease.")
+    static final class Release implements Callable<Integer> {
+        @Parameters(paramLabel = "RESOURCE")
+        String resource;
+
+        @Option(names = "--owner", required = true)
+        String owner;
+
+        @Option(names = "--fencing-token", paramLabel = "T", description = "Only release the lease with this token.")
+        Long fencingToken;
+
+        @Mixin
+        ClientOptions client;
+
+        @Override
+        public Integer call() {
+            return client.call((c, timeout) -> c.release(resource, owner, token(fencingToken), timeout));
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show the live lease (exit 0) or 11 if none.")
+    static final class Status implements Callable<Integer> {
+        @Parameters(paramLabel = "RESOURCE")
+        String resource;
+
+        @Mixin
+        ClientOptions client;
+
+        @Override
+        public Integer call() {
+            return client.call((c, timeout) -> c.status(resource, timeout));
+        }
+    }
+}

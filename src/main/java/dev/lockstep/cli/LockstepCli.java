@@ -1,0 +1,49 @@
+package dev.lockstep.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
+@Command(name = "lockstep", mixinStandardHelpOptions = true, version = "lockstep 0.1.0",
+        description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
+        subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
+                LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class},
+        footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
+                "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
+public final class LockstepCli {
+
+    private LockstepCli() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine(System.getenv()).execute(args));
+    }
+
+    static CommandLine commandLine(java.util.Map<String, String> env) {
+        CommandLine cli = new CommandLine(LockstepCli.class);
+        cli.setDefaultValueProvider(new ConfigDefaults(env));
+        cli.setParameterExceptionHandler((e, args) -> {
+            PrintWriter err = e.getCommandLine().getErr();
+            err.println("lockstep: " + e.getMessage() + " (see: " + e.getCommandLine().getCommandSpec().qualifiedName()
+                    + " --help)");
+            return ExitCodes.USAGE;
+        });
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("lockstep: " + describe(e));
+            return ExitCodes.ERROR;
+        });
+        return cli;
+    }
+
+    /** One line: the message of the exception and of its causes, without a stack trace. */
+    private static String describe(Throwable e) {
+        StringBuilder line = new StringBuilder(String.valueOf(e.getMessage()));
+        for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+            if (cause.getMessage() != null && !line.toString().contains(cause.getMessage())) {
+                line.append(": ").append(cause.getMessage());
+            }
+        }
+        return line.toString();
+    }
+}

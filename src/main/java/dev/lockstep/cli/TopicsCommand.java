@@ -1,0 +1,50 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.topics.TopicApplier;
+import dev.lockstep.topics.TopicReport;
+import dev.lockstep.topics.TopicSpec;
+import dev.lockstep.topics.TopicSpecs;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "topics", mixinStandardHelpOptions = true, description = "Manage the protocol's topics.",
+        subcommands = TopicsCommand.Apply.class)
+final class TopicsCommand {
+
+    @Command(name = "apply", mixinStandardHelpOptions = true,
+            description = "Create missing topics as declared in topics/; report drift on existing ones (exit 3).")
+    static final class Apply implements Callable<Integer> {
+
+        @Mixin
+        KafkaOptions kafka;
+
+        @Option(names = "--dir", paramLabel = "DIR",
+                description = "Read the definitions from DIR instead of the copy packaged in the jar.")
+        Path dir;
+
+        @Option(names = "--replication-factor", paramLabel = "N",
+                description = "Override every topic's replication factor (e.g. 1 on a single broker).")
+        Short replicationFactor;
+
+        @Override
+        public Integer call() {
+            List<TopicSpec> specs = dir == null ? TopicSpecs.builtIn() : TopicSpecs.fromDirectory(dir);
+            if (replicationFactor != null) {
+                specs = specs.stream().map(s -> s.withReplicationFactor(replicationFactor)).toList();
+            }
+            try (Admin admin = Admin.create(kafka.settings().with(Map.of()))) {
+                List<TopicReport> reports = new TopicApplier(admin).apply(specs);
+                reports.forEach(System.out::println);
+                return reports.stream().anyMatch(r -> r.status() == TopicReport.Status.DRIFT)
+                        ? ExitCodes.DRIFT
+                        : ExitCodes.OK;
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.lockstep.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(name = "worker", mixinStandardHelpOptions = true,
+        description = "Consume lock commands, apply them in PostgreSQL, publish the replies. Stops cleanly on SIGTERM.")
+final class WorkerCommand implements Callable<Integer> {
+
+    @Mixin
+    KafkaOptions kafka;
+
+    @Mixin
+    WorkerOptions options;
+
+    @Override
+    public Integer call() {
+        return WorkerRunner.run(options.worker(kafka.settings(), kafka.topics()), options.database());
+    }
+}

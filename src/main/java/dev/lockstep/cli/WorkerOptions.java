@@ -1,0 +1,54 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.worker.TopicAllowList;
+import dev.lockstep.worker.WorkerSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/** The worker's own settings: database, consumer group, reply allow-list, limits. */
+final class WorkerOptions {
+
+    @Option(names = "--db-url", paramLabel = "JDBC_URL", defaultValue = DatabaseSettings.DEFAULT_URL,
+            description = "PostgreSQL JDBC URL (env LOCKSTEP_DB_URL; default ${DEFAULT-VALUE}).")
+    String dbUrl;
+
+    @Option(names = "--db-user", description = "Overrides the user in the URL.")
+    String dbUser;
+
+    @Option(names = "--db-password", description = "Overrides the password in the URL; prefer LOCKSTEP_DB_PASSWORD.")
+    String dbPassword;
+
+    @Option(names = "--db-pool-size", defaultValue = "4", description = "Default: ${DEFAULT-VALUE}.")
+    int dbPoolSize;
+
+    @Option(names = "--group-id", defaultValue = WorkerSettings.DEFAULT_GROUP, description = "Default: ${DEFAULT-VALUE}.")
+    String groupId;
+
+    @Option(names = "--reply-allow-list", split = ",", paramLabel = "TOPIC[*]",
+            defaultValue = "lock.replies,lock.replies.*",
+            description = "Reply topics a command may ask for; a trailing * allows a prefix. Default: ${DEFAULT-VALUE}.")
+    List<String> replyAllowList;
+
+    @Option(names = "--max-ttl", paramLabel = "SECONDS", defaultValue = "86400",
+            description = "Longest lease a command may ask for. Default: ${DEFAULT-VALUE}.")
+    long maxTtlSeconds;
+
+    @Option(names = "--max-value-bytes", defaultValue = "16384",
+            description = "Larger command records are dead-lettered unread. Default: ${DEFAULT-VALUE}.")
+    int maxValueBytes;
+
+    DatabaseSettings database() {
+        return new DatabaseSettings(dbUrl, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), dbPoolSize);
+    }
+
+    WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {
+        return new WorkerSettings(kafka, topics, groupId, new TopicAllowList(replyAllowList),
+                new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes));
+    }
+}

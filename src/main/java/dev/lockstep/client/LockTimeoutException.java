@@ -1,0 +1,20 @@
+package dev.lockstep.client;
+
+import java.time.Duration;
+
+/** No reply came within the timeout. The command may still be applied later; retry with the same request ID. */
+public class LockTimeoutException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String requestId;
+
+    public LockTimeoutException(String requestId, Duration timeout) {
+        super("no reply to request " + requestId + " within " + timeout.toMillis() + " ms");
+        this.requestId = requestId;
+    }
+
+    public String requestId() {
+        return requestId;
+    }
+}

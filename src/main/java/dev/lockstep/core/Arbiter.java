@@ -1,0 +1,91 @@
+package dev.lockstep.core;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The lock rules, as a pure function: command + the resource's latest lease + now → decision.
+ *
+ * <p>No I/O, no clock reads, no state of its own: the caller supplies {@code now} (the broker's
+ * log-append time or the worker's clock) and stores what the decision says to write. That keeps
+ * every rule testable without a database and lets a batch be arbitrated in memory.
+ *
+ * <p>Rules (from the seed API, with fencing tokens added):
+ * <ul>
+ *   <li>acquire: no live lease → a new lease with a token above every earlier one; live lease of
+ *       the same owner → extended to {@code now + ttl}, same token; live lease of another owner →
+ *       not acquired, with the time until it ends.</li>
+ *   <li>renew: live lease of the same owner (and matching token, if one is given) →
+ *       {@code expires_at = now + ttl}; another owner or token → forbidden; no live lease →
+ *       not found (an expired lease is nobody's).</li>
+ *   <li>release: like renew, but ends the lease at {@code now}; the token sequence is kept.</li>
+ *   <li>status: live lease → locked; otherwise not found.</li>
+ * </ul>
+ */
+public final class Arbiter {
+
+    private Arbiter() {
+    }
+
+    public static Decision decide(Command command, Optional<Lease> latest, Instant now) {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(latest, "latest");
+        Objects.requireNonNull(now, "now");
+        Optional<Lease> live = latest.filter(lease -> lease.isLiveAt(now));
+        if (command instanceof Command.Acquire acquire) {
+            return acquire(acquire, latest, live, now);
+        } else if (command instanceof Command.Renew renew) {
+            return renew(renew, live, now);
+        } else if (command instanceof Command.Release release) {
+            return release(release, live, now);
+        } else if (command instanceof Command.Status) {
+            return Decision.unchanged(live.<Verdict>map(Verdict.Locked::new).orElseGet(Verdict.NotFound::new));
+        }
+        throw new IllegalArgumentException("unknown command " + command.getClass());
+    }
+
+    private static Decision acquire(Command.Acquire cmd, Optional<Lease> latest, Optional<Lease> live, Instant now) {
+        Instant expiry = now.plus(cmd.ttl());
+        if (live.isPresent()) {
+            Lease current = live.get();
+            if (!current.isOwnedBy(cmd.owner())) {
+                return Decision.unchanged(new Verdict.NotAcquired(current.remainingAt(now)));
+            }
+            Lease extended = current.withExpiry(expiry);
+            return Decision.changed(new Verdict.Acquired(extended), extended);
+        }
+        long token = latest.map(Lease::fencingToken).orElse(0L) + 1;
+        Lease granted = new Lease(cmd.resource(), cmd.owner(), token, now, expiry);
+        return Decision.changed(new Verdict.Acquired(granted), granted);
+    }
+
+    private static Decision renew(Command.Renew cmd, Optional<Lease> live, Instant now) {
+        if (live.isEmpty()) {
+            return Decision.unchanged(new Verdict.NotFound());
+        }
+        Lease current = live.get();
+        if (!holds(current, cmd.owner(), cmd.fencingToken())) {
+            return Decision.unchanged(new Verdict.Forbidden());
+        }
+        Lease renewed = current.withExpiry(now.plus(cmd.ttl()));
+        return Decision.changed(new Verdict.Renewed(renewed), renewed);
+    }
+
+    private static Decision release(Command.Release cmd, Optional<Lease> live, Instant now) {
+        if (live.isEmpty()) {
+            return Decision.unchanged(new Verdict.NotFound());
+        }
+        Lease current = live.get();
+        if (!holds(current, cmd.owner(), cmd.fencingToken())) {
+            return Decision.unchanged(new Verdict.Forbidden());
+        }
+        return Decision.changed(new Verdict.Released(), current.withExpiry(now));
+    }
+
+    private static boolean holds(Lease lease, String owner, OptionalLong fencingToken) {
+        return lease.isOwnedBy(owner)
+                && (fencingToken.isEmpty() || fencingToken.getAsLong() == lease.fencingToken());
+    }
+}

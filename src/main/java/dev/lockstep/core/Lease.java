@@ -1,0 +1,49 @@
+package dev.lockstep.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * The most recent lease on a resource, live or ended.
+ *
+ * <p>A lease that has ended (expired, or released, which sets its expiry to the release time) is
+ * kept rather than forgotten: its fencing token is the resource's high-water mark, and the next
+ * grant must issue a larger one.
+ *
+ * @param resource the locked resource
+ * @param owner who the lease was granted to; a claim made by the caller, not an identity
+ * @param fencingToken strictly increasing per resource across grants
+ * @param acquiredAt when this lease (this token) was granted
+ * @param expiresAt the instant from which the lease is no longer held
+ */
+public record Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt) {
+
+    public Lease {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(acquiredAt, "acquiredAt");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        if (fencingToken < 1) {
+            throw new IllegalArgumentException("fencing token must be positive: " + fencingToken);
+        }
+    }
+
+    /** A lease is held strictly before its expiry instant. */
+    public boolean isLiveAt(Instant now) {
+        return now.isBefore(expiresAt);
+    }
+
+    public boolean isOwnedBy(String candidate) {
+        return owner.equals(candidate);
+    }
+
+    /** The time left until {@code now} no longer falls inside the lease; zero once it has ended. */
+    public Duration remainingAt(Instant now) {
+        return isLiveAt(now) ? Duration.between(now, expiresAt) : Duration.ZERO;
+    }
+
+    Lease withExpiry(Instant newExpiry) {
+        return new Lease(resource, owner, fencingToken, acquiredAt, newExpiry);
+    }
+}

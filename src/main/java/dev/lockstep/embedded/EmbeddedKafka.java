@@ -1,0 +1,165 @@
+package dev.lockstep.embedded;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
+
+/**
+ * A real, single-node Apache Kafka broker (KRaft: broker and controller in one process) running
+ * inside this JVM: the broker behind {@code lockstep dev} and the test suite on machines without
+ * Docker. Its storage is formatted in code, so it needs no scripts; started again on the same
+ * directory, it keeps its topics and records.
+ *
+ * <pre>{@code
+ * try (EmbeddedKafka kafka = EmbeddedKafka.start(0, Files.createTempDirectory("kafka"))) {
+ *     String bootstrap = kafka.bootstrapServers();
+ *     // ... clients against bootstrap ...
+ * }
+ * }</pre>
+ */
+public final class EmbeddedKafka implements AutoCloseable {
+
+    private static final String CONTROLLER = "CONTROLLER";
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+
+    private final KafkaRaftServer server;
+    private final String bootstrapServers;
+    private final Path dataDir;
+
+    private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, Path dataDir) {
+        this.server = server;
+        this.bootstrapServers = bootstrapServers;
+        this.dataDir = dataDir;
+    }
+
+    /**
+     * Formats {@code dataDir} if it is new, starts the broker, and returns once it answers.
+     *
+     * @param port the client port on 127.0.0.1; 0 picks a free one
+     */
+    public static EmbeddedKafka start(int port, Path dataDir) {
+        int brokerPort = port == 0 ? freePort() : port;
+        int controllerPort = freePort();
+        Path logDir = dataDir.resolve("kraft-logs");
+        try {
+            Files.createDirectories(logDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the broker's data directory " + logDir, e);
+        }
+        Properties props = brokerProperties(brokerPort, controllerPort, logDir);
+        format(logDir);
+        KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        server.startup();
+        EmbeddedKafka kafka = new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, dataDir);
+        kafka.awaitReady();
+        return kafka;
+    }
+
+    public String bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    @Override
+    public void close() {
+        server.shutdown();
+        server.awaitShutdown();
+    }
+
+    private static Properties brokerProperties(int brokerPort, int controllerPort, Path logDir) {
+        Properties props = new Properties();
+        props.putAll(Map.ofEntries(
+                Map.entry("process.roles", "broker,controller"),
+                Map.entry("node.id", "1"),
+                Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
+                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:"
+                        + controllerPort),
+                Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort),
+                Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT"),
+                Map.entry("controller.listener.names", CONTROLLER),
+                Map.entry("inter.broker.listener.name", "PLAINTEXT"),
+                Map.entry("log.dirs", logDir.toString()),
+                Map.entry("auto.create.topics.enable", "false"),
+                // One node: every internal topic has one replica; few partitions keep start-up fast.
+                Map.entry("offsets.topic.replication.factor", "1"),
+                Map.entry("offsets.topic.num.partitions", "4"),
+                Map.entry("transaction.state.log.replication.factor", "1"),
+                Map.entry("transaction.state.log.min.isr", "1"),
+                Map.entry("transaction.state.log.num.partitions", "4"),
+                Map.entry("share.coordinator.state.topic.replication.factor", "1"),
+                Map.entry("share.coordinator.state.topic.min.isr", "1"),
+                Map.entry("group.initial.rebalance.delay.ms", "0"),
+                Map.entry("num.partitions", "1")));
+        return props;
+    }
+
+    private static void format(Path logDir) {
+        Formatter formatter = new Formatter()
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .setNodeId(1)
+                .setClusterId(Uuid.randomUuid().toString())
+                .addDirectory(logDir.toString())
+                .setMetadataLogDirectory(logDir.toString())
+                .setReleaseVersion(MetadataVersion.latestProduction())
+                .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+                .setControllerListenerName(CONTROLLER)
+                .setIgnoreFormatted(true);
+        try {
+            formatter.run();
+        } catch (Exception e) { // Formatter.run() declares Exception
+            throw new IllegalStateException("formatting the embedded broker's storage in " + logDir + " failed", e);
+        }
+    }
+
+    private void awaitReady() {
+        Instant deadline = Instant.now().plus(READY_TIMEOUT);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            while (true) {
+                try {
+                    admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
+                    return;
+                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                    if (Instant.now().isAfter(deadline)) {
+                        throw new IllegalStateException("the embedded broker did not answer within " + READY_TIMEOUT, e);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while waiting for the embedded broker", e);
+                }
+            }
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress("127.0.0.1", 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package dev.lockstep.protocol;
+
+/** One reason a command is invalid: which field, and what is wrong with it. */
+public record FieldError(String field, String message) {
+}

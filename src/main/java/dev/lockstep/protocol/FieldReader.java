@@ -1,0 +1,103 @@
+package dev.lockstep.protocol;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.lockstep.core.CommandType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** Reads the command's fields one by one, collecting every error instead of stopping at the first. */
+final class FieldReader {
+
+    private final Map<String, List<JsonNode>> fields;
+    private final List<FieldError> errors = new ArrayList<>();
+
+    FieldReader(Map<String, List<JsonNode>> fields) {
+        this.fields = fields;
+        fields.forEach((name, nodes) -> {
+            if (nodes.size() > 1) {
+                errors.add(new FieldError(name, "is given more than once"));
+            }
+        });
+    }
+
+    List<FieldError> errors() {
+        return List.copyOf(errors);
+    }
+
+    void error(String field, String message) {
+        errors.add(new FieldError(field, message));
+    }
+
+    Optional<CommandType> type() {
+        Optional<JsonNode> node = single("type");
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<CommandType> type = node.filter(JsonNode::isTextual).flatMap(n -> CommandType.fromWireName(n.textValue()));
+        if (type.isEmpty()) {
+            error("type", "must be one of acquire, renew, release, status");
+        }
+        return type;
+    }
+
+    /** @param trim whether surrounding white space is dropped before the checks (owners are trimmed) */
+    Optional<String> text(String field, int maxChars, boolean trim) {
+        Optional<JsonNode> node = single(field);
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        if (!node.get().isTextual()) {
+            error(field, "must be a string");
+            return Optional.empty();
+        }
+        String value = trim ? node.get().textValue().strip() : node.get().textValue();
+        Optional<String> problem = Text.checkContent(value, maxChars);
+        problem.ifPresent(p -> error(field, p));
+        return problem.isPresent() ? Optional.empty() : Optional.of(value);
+    }
+
+    Optional<Duration> ttl(Duration max) {
+        Optional<JsonNode> node = single("ttl_seconds");
+        if (node.isEmpty()) {
+            return Optional.empty();
+        }
+        String bounds = "must be a JSON integer from 1 to " + max.toSeconds();
+        if (!node.get().isIntegralNumber() || !node.get().canConvertToLong()) {
+            error("ttl_seconds", bounds);
+            return Optional.empty();
+        }
+        long seconds = node.get().longValue();
+        if (seconds < 1 || seconds > max.toSeconds()) {
+            error("ttl_seconds", bounds);
+            return Optional.empty();
+        }
+        return Optional.of(Duration.ofSeconds(seconds));
+    }
+
+    OptionalLong fencingToken() {
+        List<JsonNode> nodes = fields.get("fencing_token");
+        if (nodes == null || nodes.size() != 1) {
+            return OptionalLong.empty();
+        }
+        JsonNode node = nodes.get(0);
+        if (!node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 1) {
+            error("fencing_token", "must be a positive JSON integer when given");
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(node.longValue());
+    }
+
+    /** The field's one value; a missing or null field is reported as required. */
+    private Optional<JsonNode> single(String field) {
+        List<JsonNode> nodes = fields.get(field);
+        if (nodes == null || nodes.size() == 1 && nodes.get(0).isNull()) {
+            error(field, "is required");
+            return Optional.empty();
+        }
+        return nodes.size() == 1 ? Optional.of(nodes.get(0)) : Optional.empty();
+    }
+}

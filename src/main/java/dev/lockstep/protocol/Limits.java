@@ -1,0 +1,32 @@
+package dev.lockstep.protocol;
+
+import java.time.Duration;
+
+/**
+ * Bounds on what a command may contain. Checked when built, so a worker cannot start with a
+ * configuration that would accept a zero TTL or an unbounded payload.
+ *
+ * @param maxTtl the longest lease a command may ask for
+ * @param maxValueBytes larger record values are dead-lettered before any parsing
+ */
+public record Limits(Duration maxTtl, int maxValueBytes) {
+
+    public static final int MAX_REQUEST_ID_CHARS = 128;
+    public static final int MAX_RESOURCE_CHARS = 255;
+    public static final int MAX_OWNER_CHARS = 255;
+    public static final Duration DEFAULT_MAX_TTL = Duration.ofSeconds(86_400);
+    public static final int DEFAULT_MAX_VALUE_BYTES = 16 * 1024;
+
+    public Limits {
+        if (maxTtl.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("max TTL must be at least one second: " + maxTtl);
+        }
+        if (maxValueBytes < 1024) {
+            throw new IllegalArgumentException("max value size must be at least 1024 bytes: " + maxValueBytes);
+        }
+    }
+
+    public static Limits defaults() {
+        return new Limits(DEFAULT_MAX_TTL, DEFAULT_MAX_VALUE_BYTES);
+    }
+}

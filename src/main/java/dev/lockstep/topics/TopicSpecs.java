@@ -1,0 +1,94 @@
+package dev.lockstep.topics;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Stream;
+
+/** Reads topic definitions: the {@code topics/} directory format described in its README. */
+public final class TopicSpecs {
+
+    /** The definitions packaged into the jar from {@code topics/}, in the order they are applied. */
+    public static final List<String> BUILT_IN = List.of("lock.commands", "lock.replies", "lock.commands.dlq");
+
+    private static final String PREFIX = "config.";
+
+    private TopicSpecs() {
+    }
+
+    public static List<TopicSpec> builtIn() {
+        List<TopicSpec> specs = new ArrayList<>();
+        for (String name : BUILT_IN) {
+            String resource = "/lockstep/topics/" + name + ".properties";
+            try (InputStream in = TopicSpecs.class.getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("the jar lacks " + resource + "; rebuild it with mvn package");
+                }
+                specs.add(parse(resource, load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))));
+            } catch (IOException e) {
+                throw new UncheckedIOException("reading " + resource, e);
+            }
+        }
+        return specs;
+    }
+
+    /** Every {@code *.properties} file of {@code dir}, sorted by file name. */
+    public static List<TopicSpec> fromDirectory(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            List<TopicSpec> specs = new ArrayList<>();
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".properties")).sorted().toList()) {
+                try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                    specs.add(parse(file.toString(), load(reader)));
+                }
+            }
+            if (specs.isEmpty()) {
+                throw new IllegalArgumentException("no *.properties topic definitions in " + dir);
+            }
+            return specs;
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading topic definitions from " + dir, e);
+        }
+    }
+
+    static TopicSpec parse(String source, Properties props) {
+        Map<String, String> configs = new HashMap<>();
+        for (String key : props.stringPropertyNames()) {
+            if (key.startsWith(PREFIX)) {
+                configs.put(key.substring(PREFIX.length()), props.getProperty(key).strip());
+            } else if (!List.of("name", "partitions", "replication.factor").contains(key)) {
+                throw new IllegalArgumentException(source + ": unknown key '" + key + "' (topic configs start with "
+                        + PREFIX + ")");
+            }
+        }
+        try {
+            return new TopicSpec(required(source, props, "name"),
+                    Integer.parseInt(required(source, props, "partitions")),
+                    Short.parseShort(required(source, props, "replication.factor")), configs);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String required(String source, Properties props, String key) {
+        String value = props.getProperty(key);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(source + ": '" + key + "' is required");
+        }
+        return value.strip();
+    }
+
+    private static Properties load(Reader reader) throws IOException {
+        Properties props = new Properties();
+        props.load(reader);
+        return props;
+    }
+}

@@ -1,0 +1,71 @@
+package dev.lockstep.worker;
+
+import dev.lockstep.protocol.ReplyTo;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalInt;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+
+/**
+ * Decides where a reply goes. Spring Kafka's request-reply headers come first
+ * ({@code kafka_replyTopic}, {@code kafka_replyPartition}), then the command's {@code reply_to},
+ * then the default reply topic. Whatever is chosen must be on the allow-list and must exist.
+ */
+public final class ReplyRouter {
+
+    public static final String REPLY_TOPIC_HEADER = "kafka_replyTopic";
+    public static final String REPLY_PARTITION_HEADER = "kafka_replyPartition";
+    public static final String CORRELATION_HEADER = "kafka_correlationId";
+
+    private final String defaultTopic;
+    private final TopicAllowList allowList;
+    private final TopicCatalog catalog;
+
+    public ReplyRouter(String defaultTopic, TopicAllowList allowList, TopicCatalog catalog) {
+        this.defaultTopic = defaultTopic;
+        this.allowList = allowList;
+        this.catalog = catalog;
+    }
+
+    public Routing route(Headers headers, ReplyTo replyTo) {
+        Header topicHeader = headers.lastHeader(REPLY_TOPIC_HEADER);
+        String topic;
+        if (topicHeader != null && topicHeader.value() != null) {
+            topic = new String(topicHeader.value(), StandardCharsets.UTF_8);
+        } else if (replyTo instanceof ReplyTo.Named named) {
+            topic = named.topic();
+        } else if (replyTo instanceof ReplyTo.Malformed malformed) {
+            return new Routing.Refused(malformed.reason());
+        } else {
+            topic = defaultTopic;
+        }
+        if (!allowList.allows(topic)) {
+            return new Routing.Refused("reply topic '" + printable(topic) + "' is not on the allow-list "
+                    + allowList.entries());
+        }
+        OptionalInt partitions = catalog.partitions(topic);
+        if (partitions.isEmpty()) {
+            return new Routing.Refused("reply topic '" + topic + "' does not exist");
+        }
+        Header partitionHeader = headers.lastHeader(REPLY_PARTITION_HEADER);
+        if (partitionHeader == null) {
+            return new Routing.Routed(new ReplyRoute(topic, OptionalInt.empty()));
+        }
+        byte[] bytes = partitionHeader.value();
+        if (bytes == null || bytes.length != Integer.BYTES) {
+            return new Routing.Refused(REPLY_PARTITION_HEADER + " must be a 4-byte big-endian integer");
+        }
+        int partition = ByteBuffer.wrap(bytes).getInt();
+        if (partition < 0 || partition >= partitions.getAsInt()) {
+            return new Routing.Refused(REPLY_PARTITION_HEADER + " " + partition + " is not a partition of '" + topic
+                    + "' (it has " + partitions.getAsInt() + ")");
+        }
+        return new Routing.Routed(new ReplyRoute(topic, OptionalInt.of(partition)));
+    }
+
+    private static String printable(String text) {
+        String shortened = text.length() > 100 ? text.substring(0, 100) + "..." : text;
+        return shortened.replaceAll("\\p{Cntrl}", "?");
+    }
+}

@@ -1,0 +1,48 @@
+package dev.lockstep.worker;
+
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.TopicNames;
+import java.util.Objects;
+
+/**
+ * Everything a worker needs besides its store. Checked when built: the default reply topic must
+ * itself be allowed, or every command without {@code reply_to} would be dead-lettered.
+ */
+public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
+        Limits limits) {
+
+    public static final String DEFAULT_GROUP = "lockstep-worker";
+
+    public WorkerSettings {
+        Objects.requireNonNull(kafka, "kafka");
+        Objects.requireNonNull(topics, "topics");
+        Objects.requireNonNull(groupId, "groupId");
+        Objects.requireNonNull(replyTopics, "replyTopics");
+        Objects.requireNonNull(limits, "limits");
+        if (groupId.isBlank()) {
+            throw new IllegalArgumentException("the consumer group id must not be empty");
+        }
+        if (!replyTopics.allows(topics.replies())) {
+            throw new IllegalArgumentException("the default reply topic " + topics.replies()
+                    + " is not on the reply allow-list " + replyTopics.entries());
+        }
+        if (replyTopics.allows(topics.commands()) || replyTopics.allows(topics.deadLetters())) {
+            throw new IllegalArgumentException("the reply allow-list " + replyTopics.entries()
+                    + " must not allow the command or dead-letter topic");
+        }
+    }
+
+    public static WorkerSettings defaults(KafkaSettings kafka) {
+        return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
+                Limits.defaults());
+    }
+
+    public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
+        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits);
+    }
+
+    public WorkerSettings withGroupId(String newGroupId) {
+        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits);
+    }
+}
