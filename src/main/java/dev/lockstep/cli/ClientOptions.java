@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.function.BiFunction;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
 
 /** What every lock command shares: the connection, the timeout, and how a reply becomes output. */
@@ -14,6 +16,9 @@ final class ClientOptions {
 
     @Mixin
     KafkaOptions kafka;
+
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
 
     @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "How long to wait for the reply. Default: ${DEFAULT-VALUE}.")
@@ -25,10 +30,11 @@ final class ClientOptions {
         quietKafkaLogs();
         try (LockClient client = LockClient.connect(kafka.settings(), kafka.topics(), timeout)) {
             ReplyMessage reply = command.apply(client, timeout);
-            System.out.println(reply.json());
+            spec.commandLine().getOut().println(reply.json());
+            spec.commandLine().getOut().flush();
             return ExitCodes.of(reply.outcome());
         } catch (LockTimeoutException e) {
-            System.err.println("lockstep: " + e.getMessage() + " (is a worker running?)");
+            spec.commandLine().getErr().println("lockstep: " + e.getMessage() + " (is a worker running?)");
             return ExitCodes.TIMEOUT;
         }
     }

@@ -1,0 +1,69 @@
+package dev.lockstep.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.core.Command;
+import dev.lockstep.core.CommandType;
+import dev.lockstep.core.Lease;
+import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Verdict;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ReplyEncoderTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-02T10:00:00Z");
+    private static final Command ACQUIRE = new Command.Acquire("q1", "payment:42", "w", Duration.ofSeconds(30));
+
+    private static String json(Reply reply) {
+        return new String(ReplyEncoder.encode(reply), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void acquiredCarriesTheLockWithMillisecondUtcTimes() {
+        Lease lease = new Lease("payment:42", "w", 3, T0, T0.plusSeconds(30));
+        assertThat(json(new Reply.Decided(ACQUIRE, new Verdict.Acquired(lease)))).isEqualTo(
+                "{\"request_id\":\"q1\",\"type\":\"acquire\",\"resource\":\"payment:42\",\"outcome\":\"acquired\","
+                        + "\"acquired\":true,\"lock\":{\"resource\":\"payment:42\",\"owner\":\"w\",\"fencing_token\":3,"
+                        + "\"acquired_at\":\"2026-12-02T10:00:00.000Z\",\"expires_at\":\"2026-12-02T10:00:30.000Z\"}}");
+    }
+
+    @Test
+    void notAcquiredSaysWhenToRetryButNotWhoHoldsIt() {
+        String json = json(new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ofMillis(1500))));
+        assertThat(json).isEqualTo("{\"request_id\":\"q1\",\"type\":\"acquire\",\"resource\":\"payment:42\","
+                + "\"outcome\":\"not_acquired\",\"acquired\":false,\"retry_after_ms\":1500}");
+    }
+
+    @Test
+    void invalidCarriesAProblem() {
+        Reply.Rejected rejected = new Reply.Rejected("q2", Optional.of(CommandType.ACQUIRE), Optional.empty(),
+                Problem.invalidCommand(List.of(new FieldError("ttl_seconds", "must be a JSON integer from 1 to 86400"))));
+        assertThat(json(rejected)).isEqualTo("{\"request_id\":\"q2\",\"type\":\"acquire\",\"resource\":null,"
+                + "\"outcome\":\"invalid\",\"problem\":{\"type\":\"urn:lockstep:problem:invalid-command\","
+                + "\"title\":\"Invalid command\",\"detail\":\"ttl_seconds: must be a JSON integer from 1 to 86400\","
+                + "\"errors\":[{\"field\":\"ttl_seconds\",\"message\":\"must be a JSON integer from 1 to 86400\"}]}}");
+    }
+
+    @Test
+    void theClientReadsBackRequestIdAndOutcome() {
+        byte[] bytes = ReplyEncoder.encode(new Reply.Decided(ACQUIRE, new Verdict.Forbidden()));
+        assertThat(ReplyDecoder.decode(bytes)).hasValueSatisfying(m -> {
+            assertThat(m.requestId()).isEqualTo("q1");
+            assertThat(m.outcome()).isEqualTo(Outcome.FORBIDDEN);
+        });
+        assertThat(ReplyDecoder.decode("garbage".getBytes(StandardCharsets.UTF_8))).isEmpty();
+    }
+
+    @Test
+    void fingerprintsDifferWhenTheCommandDiffers() {
+        Command other = new Command.Acquire("q1", "payment:42", "w", Duration.ofSeconds(31));
+        assertThat(Fingerprint.of(ACQUIRE)).isEqualTo(Fingerprint.of(
+                new Command.Acquire("q1", "payment:42", "w", Duration.ofSeconds(30))));
+        assertThat(Fingerprint.of(ACQUIRE)).isNotEqualTo(Fingerprint.of(other));
+    }
+}

@@ -1,0 +1,44 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.TopicNames;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class WorkerSettingsTest {
+
+    private static final KafkaSettings KAFKA = KafkaSettings.of("127.0.0.1:9092");
+
+    @Test
+    void theDefaultReplyTopicMustBeAllowed() {
+        assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
+                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults()))
+                .hasMessageContaining("not on the reply allow-list");
+    }
+
+    @Test
+    void theAllowListMustNotOpenTheCommandTopic() {
+        assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
+                new TopicAllowList(List.of("lock.*")), Limits.defaults()))
+                .hasMessageContaining("must not allow the command or dead-letter topic");
+    }
+
+    @Test
+    void limitsRejectNonsense() {
+        assertThatThrownBy(() -> new Limits(Duration.ZERO, 16384)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Limits(Duration.ofSeconds(60), 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void secretsAreMaskedInLogs() {
+        KafkaSettings kafka = new KafkaSettings("b:9092", Map.of("sasl.jaas.config", "user=x password=y",
+                "ssl.truststore.password", "pw", "security.protocol", "SASL_SSL"));
+        assertThat(kafka.toString()).doesNotContain("password=y").doesNotContain("=pw").contains("SASL_SSL");
+    }
+}
