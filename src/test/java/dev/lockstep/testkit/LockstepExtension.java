@@ -1,0 +1,187 @@
+package dev.lockstep.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.topics.TopicApplier;
+import dev.lockstep.topics.TopicSpec;
+import dev.lockstep.topics.TopicSpecs;
+import dev.lockstep.worker.TopicAllowList;
+import dev.lockstep.worker.WorkerSettings;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * The one test fixture of the integration suite. The broker and PostgreSQL start once per JVM
+ * ({@link Infrastructure}); each test class that registers this extension gets its own topics
+ * and its own database, so classes cannot see each other's leases or replies.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final LockstepExtension env = new LockstepExtension();
+ * }</pre>
+ */
+public final class LockstepExtension implements BeforeAllCallback, AfterAllCallback {
+
+    private static final AtomicInteger CLASSES = new AtomicInteger();
+    private static final int PARTITIONS = 3;
+
+    private Infrastructure infra;
+    private TopicNames topics;
+    private String database;
+    private KafkaProducer<byte[], byte[]> producer;
+    private TopicCollector replies;
+    private TopicCollector deadLetters;
+    private final List<AutoCloseable> closeAfterClass = new ArrayList<>();
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        infra = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                .getOrComputeIfAbsent(Infrastructure.class, k -> Infrastructure.start(), Infrastructure.class);
+        String suffix = "it" + CLASSES.incrementAndGet() + "x" + ProcessHandle.current().pid();
+        topics = new TopicNames("lock.commands." + suffix, "lock.replies." + suffix, "lock.commands.dlq." + suffix);
+        createTopics(topics.commands(), topics.replies(), topics.deadLetters());
+        database = "lockstep_" + suffix;
+        try (Connection admin = infra.adminConnection(); Statement st = admin.createStatement()) {
+            st.execute("CREATE DATABASE " + database); // a generated identifier, never input
+        }
+        producer = new KafkaProducer<>(kafka().with(Map.of("acks", "all")), new ByteArraySerializer(),
+                new ByteArraySerializer());
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
+        for (AutoCloseable resource : closeAfterClass) {
+            resource.close();
+        }
+        if (replies != null) {
+            replies.close();
+        }
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
+        producer.close();
+        try (Connection admin = infra.adminConnection(); Statement st = admin.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
+    }
+
+    /** Creates topics from the project's own definitions, renamed, with this suite's partition count. */
+    public void createTopics(String commands, String replyTopic, String deadLetterTopic) {
+        List<TopicSpec> builtIn = TopicSpecs.builtIn();
+        List<TopicSpec> specs = List.of(builtIn.get(0).withName(commands), builtIn.get(1).withName(replyTopic),
+                        builtIn.get(2).withName(deadLetterTopic)).stream()
+                .map(s -> s.withReplicationFactor((short) 1).withPartitions(PARTITIONS))
+                .toList();
+        try (Admin admin = Admin.create(kafka().with(Map.of()))) {
+            new TopicApplier(admin).apply(specs);
+        }
+    }
+
+    public KafkaSettings kafka() {
+        return KafkaSettings.of(infra.bootstrapServers());
+    }
+
+    public TopicNames topics() {
+        return topics;
+    }
+
+    public DatabaseSettings database() {
+        return new DatabaseSettings(infra.urlOf(database), Optional.ofNullable(infra.dbUser()),
+                Optional.ofNullable(infra.dbPassword()), 4);
+    }
+
+    public Connection jdbc() throws SQLException {
+        DatabaseSettings db = database();
+        return db.user().isPresent()
+                ? DriverManager.getConnection(db.jdbcUrl(), db.user().get(), db.password().orElse(null))
+                : DriverManager.getConnection(db.jdbcUrl());
+    }
+
+    public WorkerSettings workerSettings() {
+        return WorkerSettings.defaults(kafka()).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT));
+    }
+
+    public RunningWorker startWorker() {
+        return startWorker(workerSettings());
+    }
+
+    /** Starts a worker that is stopped after the class at the latest. */
+    public RunningWorker startWorker(WorkerSettings settings) {
+        RunningWorker worker = RunningWorker.start(settings, database(), Clock.systemUTC());
+        closeAfterClass.add(0, worker);
+        return worker;
+    }
+
+    /** Publishes a raw record to the command topic, exactly as given. */
+    public RecordMetadata send(String key, String value, Header... headers) {
+        return send(topics.commands(), key == null ? null : key.getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8), null, headers);
+    }
+
+    public RecordMetadata send(String topic, byte[] key, byte[] value, Long timestamp, Header... headers) {
+        try {
+            return producer.send(new ProducerRecord<>(topic, null, timestamp, key, value, List.of(headers))).get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException("publishing a test command failed", e);
+        }
+    }
+
+    /** Publishes a command keyed by its resource, as a well-behaved client does. */
+    public void send(ObjectNode command) {
+        send(command.path("resource").asText(), command.toString());
+    }
+
+    /** Publishes the command and returns its reply. */
+    public JsonNode call(ObjectNode command) {
+        send(command);
+        return awaitReply(command.path("request_id").asText());
+    }
+
+    public JsonNode awaitReply(String requestId) {
+        return Commands.parse(awaitReplies(requestId, 1).get(0).value());
+    }
+
+    public List<ConsumerRecord<byte[], byte[]>> awaitReplies(String requestId,
+            int count) {
+        byte[] key = requestId.getBytes(StandardCharsets.UTF_8);
+        return replies().await(r -> Arrays.equals(r.key(), key), count);
+    }
+
+    public synchronized TopicCollector replies() {
+        if (replies == null) {
+            replies = TopicCollector.start(kafka(), topics.replies());
+        }
+        return replies;
+    }
+
+    public synchronized TopicCollector deadLetters() {
+        if (deadLetters == null) {
+            deadLetters = TopicCollector.start(kafka(), topics.deadLetters());
+        }
+        return deadLetters;
+    }
+}

@@ -1,0 +1,43 @@
+package dev.lockstep.testkit;
+
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PostgresLockStore;
+import dev.lockstep.worker.Worker;
+import dev.lockstep.worker.WorkerSettings;
+import java.time.Clock;
+import java.time.Duration;
+
+/** A real worker on a thread of its own, with its own store; closing it stops it the way SIGTERM does. */
+public final class RunningWorker implements AutoCloseable {
+
+    private final LockStore store;
+    private final Worker worker;
+    private final Thread thread;
+
+    private RunningWorker(LockStore store, Worker worker) {
+        this.store = store;
+        this.worker = worker;
+        this.thread = new Thread(worker::run, "worker");
+    }
+
+    static RunningWorker start(WorkerSettings settings, DatabaseSettings database, Clock clock) {
+        LockStore store = PostgresLockStore.open(database);
+        Worker worker = Worker.connect(settings, store, clock);
+        worker.checkTopics();
+        RunningWorker running = new RunningWorker(store, worker);
+        running.thread.start();
+        return running;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        worker.stop();
+        if (!worker.awaitStopped(Duration.ofSeconds(30))) {
+            throw new IllegalStateException("the worker did not stop within 30 s");
+        }
+        thread.join();
+        worker.close();
+        store.close();
+    }
+}
