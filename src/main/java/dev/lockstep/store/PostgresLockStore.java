@@ -31,7 +31,9 @@ public final class PostgresLockStore implements LockStore {
         config.setPoolName("lockstep");
         // Fail fast at start with a clear message instead of waiting 30 s for a pool that cannot fill.
         config.setInitializationFailTimeout(5_000);
-        config.setConnectionTimeout(10_000);
+        // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:
+        // an outage shows in the log within seconds instead of hiding in a pool queue.
+        config.setConnectionTimeout(3_000);
         HikariDataSource dataSource;
         try {
             dataSource = new HikariDataSource(config);

@@ -121,6 +121,11 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
                 : DriverManager.getConnection(db.jdbcUrl());
     }
 
+    /** A connection to the server's maintenance database, for tests that act on the test database itself. */
+    public Connection serverAdmin() throws SQLException {
+        return infra.adminConnection();
+    }
+
     public WorkerSettings workerSettings() {
         return WorkerSettings.defaults(kafka()).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT));
     }
@@ -169,6 +174,11 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
             int count) {
         byte[] key = requestId.getBytes(StandardCharsets.UTF_8);
         return replies().await(r -> Arrays.equals(r.key(), key), count);
+    }
+
+    /** Reads another topic from its beginning; the caller closes the collector. */
+    public TopicCollector collect(String topic) {
+        return TopicCollector.start(kafka(), topic);
     }
 
     public synchronized TopicCollector replies() {
