@@ -7,15 +7,19 @@ import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "dev", mixinStandardHelpOptions = true,
         description = "Start a real Kafka broker in this process, create the topics, and run the worker against "
@@ -32,18 +36,22 @@ final class DevCommand implements Callable<Integer> {
     @Mixin
     WorkerOptions options;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() {
         Path dir = dataDir != null ? dataDir : temporaryDirectory();
         try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, dir)) {
             KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
             List<TopicSpec> topics = TopicSpecs.builtIn().stream().map(t -> t.withReplicationFactor((short) 1)).toList();
-            try (Admin admin = Admin.create(settings.with(java.util.Map.of()))) {
-                new TopicApplier(admin).apply(topics).forEach(report -> System.out.println("topic " + report));
+            PrintWriter out = spec.commandLine().getOut();
+            try (Admin admin = Admin.create(settings.with(Map.of()))) {
+                new TopicApplier(admin).apply(topics).forEach(report -> out.println("topic " + report));
             }
-            System.out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
-            System.out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
-            System.out.flush();
+            out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
+            out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
+            out.flush();
             return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database());
         }
     }

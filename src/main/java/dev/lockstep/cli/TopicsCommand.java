@@ -11,7 +11,9 @@ import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "topics", mixinStandardHelpOptions = true, description = "Manage the protocol's topics.",
         subcommands = TopicsCommand.Apply.class)
@@ -23,6 +25,9 @@ final class TopicsCommand {
 
         @Mixin
         KafkaOptions kafka;
+
+        @Spec
+        CommandSpec spec;
 
         @Option(names = "--dir", paramLabel = "DIR",
                 description = "Read the definitions from DIR instead of the copy packaged in the jar.")
@@ -40,7 +45,8 @@ final class TopicsCommand {
             }
             try (Admin admin = Admin.create(kafka.settings().with(Map.of()))) {
                 List<TopicReport> reports = new TopicApplier(admin).apply(specs);
-                reports.forEach(System.out::println);
+                reports.forEach(spec.commandLine().getOut()::println);
+                spec.commandLine().getOut().flush();
                 return reports.stream().anyMatch(r -> r.status() == TopicReport.Status.DRIFT)
                         ? ExitCodes.DRIFT
                         : ExitCodes.OK;

@@ -60,7 +60,7 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
         infra = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
-                .getOrComputeIfAbsent(Infrastructure.class, k -> Infrastructure.start(), Infrastructure.class);
+                .computeIfAbsent(Infrastructure.class, k -> Infrastructure.start(), Infrastructure.class);
         String suffix = "it" + CLASSES.incrementAndGet() + "x" + ProcessHandle.current().pid();
         topics = new TopicNames("lock.commands." + suffix, "lock.replies." + suffix, "lock.commands.dlq." + suffix);
         createTopics(topics.commands(), topics.replies(), topics.deadLetters());

@@ -31,12 +31,17 @@ public final class RunningWorker implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         worker.stop();
-        if (!worker.awaitStopped(Duration.ofSeconds(30))) {
-            throw new IllegalStateException("the worker did not stop within 30 s");
+        try {
+            if (!worker.awaitStopped(Duration.ofSeconds(30))) {
+                throw new IllegalStateException("the worker did not stop within 30 s");
+            }
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the worker", e);
         }
-        thread.join();
         worker.close();
         store.close();
     }

@@ -1,0 +1,127 @@
+package dev.lockstep.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.lockstep.testkit.Commands;
+import dev.lockstep.testkit.LockstepExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/** The CLI, in process, through the client library, against a real worker. */
+class CliIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    @BeforeAll
+    static void startWorker() {
+        env.startWorker();
+    }
+
+    private record Run(int exitCode, String out, String err) {
+        JsonNode json() {
+            return Commands.parse(out.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+    }
+
+    private static Run run(String... args) {
+        List<String> full = new ArrayList<>(List.of(args));
+        full.addAll(List.of("--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--command-topic", env.topics().commands(), "--reply-topic", env.topics().replies(),
+                "--dead-letter-topic", env.topics().deadLetters()));
+        return runExactly(full.toArray(String[]::new));
+    }
+
+    private static Run runExactly(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = LockstepCli.commandLine(Map.of());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void eachOutcomeHasItsExitCode() {
+        Run acquired = run("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30");
+        assertThat(acquired.exitCode()).isZero();
+        assertThat(acquired.json().path("outcome").asText()).isEqualTo("acquired");
+        long token = acquired.json().path("lock").path("fencing_token").asLong();
+
+        assertThat(run("acquire", "payment:42", "--owner", "worker-2", "--ttl", "30").exitCode())
+                .isEqualTo(ExitCodes.NOT_ACQUIRED);
+        assertThat(run("status", "payment:42").exitCode()).isZero();
+        assertThat(run("renew", "payment:42", "--owner", "worker-1", "--ttl", "60", "--fencing-token",
+                Long.toString(token)).exitCode()).isZero();
+        assertThat(run("release", "payment:42", "--owner", "worker-2").exitCode()).isEqualTo(ExitCodes.FORBIDDEN);
+        assertThat(run("acquire", "payment:42", "--owner", "worker-1", "--ttl", "0").exitCode())
+                .isEqualTo(ExitCodes.INVALID);
+        assertThat(run("release", "payment:42", "--owner", "worker-1").exitCode()).isZero();
+        assertThat(run("status", "payment:42").exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+    }
+
+    @Test
+    void noReplyWithinTheTimeoutIsExitCode14() {
+        String silent = env.topics().commands() + ".unserved";
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            admin.createTopics(List.of(new NewTopic(silent, 1, (short) 1))).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        Run run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--command-topic", silent, "--reply-topic", env.topics().replies());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.TIMEOUT);
+        assertThat(run.err()).contains("no reply to request").contains("is a worker running?");
+    }
+
+    @Test
+    void anUnreachableBrokerIsOneLineAndExitCode1() {
+        Run run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", "127.0.0.1:1");
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(run.err().strip()).startsWith("lockstep: no answer from Kafka at 127.0.0.1:1").doesNotContain("\tat ");
+    }
+
+    @Test
+    void topicsApplyCreatesWhatIsMissingAndReportsDrift() throws Exception {
+        String prefix = "applied." + env.topics().commands();
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("topics");
+        java.nio.file.Files.writeString(dir.resolve("a.properties"),
+                "name=" + prefix + ".a\npartitions=2\nreplication.factor=1\nconfig.message.timestamp.type=LogAppendTime\n");
+        Run created = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+                env.kafka().bootstrapServers());
+        assertThat(created.exitCode()).isZero();
+        assertThat(created.out()).contains(prefix + ".a: created");
+        Run again = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+                env.kafka().bootstrapServers());
+        assertThat(again.out()).contains(prefix + ".a: exists and matches");
+
+        java.nio.file.Files.writeString(dir.resolve("a.properties"),
+                "name=" + prefix + ".a\npartitions=4\nreplication.factor=1\nconfig.message.timestamp.type=CreateTime\n");
+        Run drift = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+                env.kafka().bootstrapServers());
+        assertThat(drift.exitCode()).isEqualTo(ExitCodes.DRIFT);
+        assertThat(drift.out()).contains("partitions 2 (declared 4)")
+                .contains("message.timestamp.type=LogAppendTime (declared CreateTime)");
+    }
+
+    @Test
+    void theWorkerRefusesToStartWithoutItsTopics() {
+        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--db-url", env.database().jdbcUrl(), "--command-topic", "nowhere.commands",
+                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(run.err()).contains("missing topics [nowhere.commands]")
+                .contains("create them with: lockstep topics apply");
+    }
+}

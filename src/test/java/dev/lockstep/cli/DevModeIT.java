@@ -1,0 +1,67 @@
+package dev.lockstep.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.testkit.LockstepExtension;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/**
+ * The README's promise, in a real child JVM: {@code lockstep dev} in one terminal,
+ * {@code lockstep acquire payment:42 --owner worker-1 --ttl 30} in another, and SIGTERM stopping
+ * the worker cleanly with exit code 0.
+ */
+class DevModeIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    @Test
+    void devModeAnswersTheReadmeExampleAndStopsCleanlyOnSigterm() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Path dataDir = Files.createTempDirectory("lockstep-devmode-");
+        ProcessBuilder builder = new ProcessBuilder(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                LockstepCli.class.getName(), "dev", "--kafka-port", Integer.toString(port),
+                "--data-dir", dataDir.toString(), "--db-url", env.database().jdbcUrl()));
+        builder.redirectError(ProcessBuilder.Redirect.DISCARD);
+        Process dev = builder.start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
+            String ready = CompletableFuture.supplyAsync(() -> out.lines()
+                    .filter(line -> line.startsWith("Kafka broker running at"))
+                    .findFirst().orElse("exited before it was ready")).get(90, TimeUnit.SECONDS);
+            assertThat(ready).contains("127.0.0.1:" + port).contains(dataDir.toString());
+
+            StringWriter reply = new StringWriter();
+            CommandLine cli = LockstepCli.commandLine(Map.of("LOCKSTEP_BOOTSTRAP_SERVERS", "127.0.0.1:" + port));
+            cli.setOut(new PrintWriter(reply));
+            int code = cli.execute("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30", "--timeout", "30");
+            assertThat(code).isZero();
+            assertThat(reply.toString()).contains("\"outcome\":\"acquired\"").contains("\"owner\":\"worker-1\"");
+
+            dev.destroy(); // SIGTERM
+            assertThat(dev.waitFor(60, TimeUnit.SECONDS)).as("dev exits after SIGTERM").isTrue();
+            assertThat(dev.exitValue()).isZero();
+        } finally {
+            dev.destroyForcibly();
+        }
+    }
+}

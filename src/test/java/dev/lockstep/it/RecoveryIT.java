@@ -1,0 +1,79 @@
+package dev.lockstep.it;
+
+import static dev.lockstep.testkit.Commands.acquire;
+import static dev.lockstep.testkit.Commands.newId;
+import static dev.lockstep.testkit.Commands.release;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.RunningWorker;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A worker that stops after applying records but before committing their offsets, and a worker
+ * that then receives them again: nothing is applied twice, and the replies are sent again as
+ * they were.
+ */
+class RecoveryIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static String snapshot() throws Exception {
+        StringBuilder rows = new StringBuilder();
+        try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
+            for (String sql : List.of(
+                    "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks ORDER BY 1",
+                    "SELECT request_id, reply FROM request_log ORDER BY 1",
+                    "SELECT partition, next_offset FROM partition_progress ORDER BY 1")) {
+                try (ResultSet rs = st.executeQuery(sql)) {
+                    while (rs.next()) {
+                        for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                            rows.append(rs.getString(i)).append('|');
+                        }
+                        rows.append('\n');
+                    }
+                }
+            }
+        }
+        return rows.toString();
+    }
+
+    @Test
+    void recordsDeliveredAgainWithoutACommittedOffsetAreNotAppliedTwice() throws Exception {
+        List<ObjectNode> commands = new ArrayList<>();
+        IntStream.range(0, 30).forEach(i -> {
+            String resource = "job-" + (i % 6);
+            commands.add(i % 3 == 2 ? release(newId(), resource, "runner-" + (i % 4))
+                    : acquire(newId(), resource, "runner-" + (i % 4), 30));
+        });
+        List<byte[]> firstReplies = new ArrayList<>();
+        try (RunningWorker first = env.startWorker(env.workerSettings().withGroupId("first"))) {
+            commands.forEach(env::send);
+            for (ObjectNode command : commands) {
+                firstReplies.add(env.awaitReplies(command.path("request_id").asText(), 1).get(0).value());
+            }
+        }
+        String applied = snapshot();
+
+        // A group that never committed anything sees every record again, as after a crash
+        // between the database commit and the offset commit.
+        try (RunningWorker second = env.startWorker(env.workerSettings().withGroupId("second"))) {
+            for (int i = 0; i < commands.size(); i++) {
+                List<ConsumerRecord<byte[], byte[]>> replies =
+                        env.awaitReplies(commands.get(i).path("request_id").asText(), 2);
+                assertThat(replies.get(1).value()).isEqualTo(firstReplies.get(i));
+            }
+        }
+        assertThat(snapshot()).isEqualTo(applied);
+    }
+}

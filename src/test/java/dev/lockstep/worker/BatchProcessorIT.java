@@ -1,0 +1,151 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
+import dev.lockstep.store.PartitionProgress;
+import dev.lockstep.store.PostgresLockStore;
+import dev.lockstep.store.StoreException;
+import dev.lockstep.testkit.LockstepExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** The exactly-once guards of the store, raced by real transactions on the real database. */
+class BatchProcessorIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static LockStore store;
+
+    @BeforeAll
+    static void open() {
+        store = PostgresLockStore.open(env.database());
+    }
+
+    @AfterAll
+    static void close() {
+        store.close();
+    }
+
+    private static BatchProcessor processor() {
+        ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT),
+                topic -> OptionalInt.of(1));
+        return new BatchProcessor(store, new Triage(new CommandDecoder(Limits.defaults()), router), Clock.systemUTC());
+    }
+
+    private static Inbound record(String topic, long offset, String resource, String json) {
+        return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.empty());
+    }
+
+    private static String acquire(String id, String resource, String owner) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"" + resource + "\",\"owner\":\""
+                + owner + "\",\"ttl_seconds\":60}";
+    }
+
+    @Test
+    void twoWorkersApplyingTheSameBatchApplyItOnce() throws Exception {
+        List<Inbound> batch = IntStream.range(0, 50)
+                .mapToObj(i -> record("zombie", i, "z-" + (i % 5), acquire("zombie-" + i, "z-" + (i % 5), "o-" + i)))
+                .toList();
+        PartitionId partition = new PartitionId("zombie", 0);
+        CountDownLatch go = new CountDownLatch(1);
+        CompletableFuture<List<Outbound>> a = CompletableFuture.supplyAsync(() -> await(go, () -> processor().process(partition, batch)));
+        CompletableFuture<List<Outbound>> b = CompletableFuture.supplyAsync(() -> await(go, () -> processor().process(partition, batch)));
+        go.countDown();
+        List<Outbound> first = a.get(30, TimeUnit.SECONDS);
+        List<Outbound> second = b.get(30, TimeUnit.SECONDS);
+        assertThat(values(first)).containsExactlyElementsOf(values(second));
+        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(
+                List.of("z-0", "z-1", "z-2", "z-3", "z-4")));
+        assertThat(leases.values()).extracting(Lease::fencingToken).containsOnly(1L);
+        PartitionProgress progress = store.inPartition(partition, tx -> tx.progress());
+        assertThat(progress.nextOffset()).isEqualTo(50);
+    }
+
+    @Test
+    void aResourceGrantedConcurrentlyFromTwoPartitionsCannotBeGrantedTwice() throws Exception {
+        // A producer with a custom partitioner can put one resource on two partitions. The two
+        // transactions then both see no lease; UNIQUE(resource) lets only one of them insert.
+        CountDownLatch bothRead = new CountDownLatch(2);
+        CompletableFuture<Void> first = CompletableFuture.runAsync(() -> grantAfterBothRead("p", 0, "owner-a", bothRead));
+        CompletableFuture<Void> second = CompletableFuture.runAsync(() -> grantAfterBothRead("p", 1, "owner-b", bothRead));
+        Throwable failure = null;
+        for (CompletableFuture<Void> f : List.of(first, second)) {
+            try {
+                f.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                failure = e.getCause();
+            }
+        }
+        assertThat(failure).isInstanceOf(StoreException.class).hasMessageContaining("concurrently");
+        Map<String, Lease> leases = store.inPartition(new PartitionId("p", 0), tx -> tx.leasesForUpdate(List.of("race")));
+        assertThat(leases.get("race").fencingToken()).isEqualTo(1);
+    }
+
+    private static void grantAfterBothRead(String topic, int partition, String owner, CountDownLatch bothRead) {
+        store.inPartition(new PartitionId(topic, partition), tx -> {
+            tx.progress();
+            assertThat(tx.leasesForUpdate(List.of("race"))).isEmpty();
+            bothRead.countDown();
+            await(bothRead, () -> null);
+            Instant now = Instant.now();
+            tx.save(List.of(new Lease("race", owner, 1, now, now.plusSeconds(60))), List.of(),
+                    new PartitionProgress(1, now));
+            return null;
+        });
+    }
+
+    @Test
+    void aRetriedBatchFailsWholeWhenTheDatabaseRefusesPartOfIt() {
+        PartitionId partition = new PartitionId("atomic", 0);
+        assertThatThrownBy(() -> store.inPartition(partition, tx -> {
+            tx.progress();
+            Instant now = Instant.now();
+            tx.save(List.of(new Lease("atomic-1", "o", 1, now, now.plusSeconds(5))), List.of(),
+                    new PartitionProgress(7, now));
+            throw new IllegalStateException("crash after writing, before commit");
+        })).hasMessageContaining("crash");
+        assertThat(store.inPartition(partition, tx -> tx.progress()).nextOffset()).isZero();
+        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1")));
+        assertThat(leases).isEmpty();
+    }
+
+    private static List<String> values(List<Outbound> outbound) {
+        return outbound.stream()
+                .map(o -> new String(((Outbound.ReplyRecord) o).value(), StandardCharsets.UTF_8))
+                .toList();
+    }
+
+    private static <T> T await(CountDownLatch latch, java.util.function.Supplier<T> then) {
+        try {
+            if (!latch.await(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("timed out waiting for the other transaction");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return then.get();
+    }
+}
