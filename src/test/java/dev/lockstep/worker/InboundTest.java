@@ -1,0 +1,31 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+class InboundTest {
+
+    private static ConsumerRecord<byte[], byte[]> record(TimestampType type, long timestamp) {
+        return new ConsumerRecord<>("t", 0, 5, timestamp, type, 0, 0, new byte[0], new byte[0], new RecordHeaders(),
+                Optional.empty());
+    }
+
+    @Test
+    void usesTheTimestampOnlyWhenTheBrokerStampedIt() {
+        assertThat(Inbound.of(record(TimestampType.LOG_APPEND_TIME, 1_000)).logAppendTime())
+                .contains(Instant.ofEpochMilli(1_000));
+    }
+
+    @Test
+    void ignoresAProducerChosenTimestamp() {
+        long year2100 = Instant.parse("2100-01-01T00:00:00Z").toEpochMilli();
+        assertThat(Inbound.of(record(TimestampType.CREATE_TIME, year2100)).logAppendTime()).isEmpty();
+        assertThat(Inbound.of(record(TimestampType.NO_TIMESTAMP_TYPE, -1)).logAppendTime()).isEmpty();
+    }
+}
