@@ -17,7 +17,15 @@ public final class LockstepCli {
     }
 
     public static void main(String[] args) {
-        System.exit(commandLine(System.getenv()).execute(args));
+        CommandLine cli;
+        try {
+            cli = commandLine(System.getenv());
+        } catch (java.io.UncheckedIOException e) {
+            System.err.println("lockstep: " + e.getMessage() + ": " + e.getCause().getMessage());
+            System.exit(ExitCodes.USAGE);
+            return;
+        }
+        System.exit(cli.execute(args));
     }
 
     static CommandLine commandLine(java.util.Map<String, String> env) {

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 
 /**
  * The lock rules, as a pure function: command + the resource's latest lease + now → decision.
@@ -62,26 +63,30 @@ public final class Arbiter {
     }
 
     private static Decision renew(Command.Renew cmd, Optional<Lease> live, Instant now) {
-        if (live.isEmpty()) {
-            return Decision.unchanged(new Verdict.NotFound());
-        }
-        Lease current = live.get();
-        if (!holds(current, cmd.owner(), cmd.fencingToken())) {
-            return Decision.unchanged(new Verdict.Forbidden());
-        }
-        Lease renewed = current.withExpiry(now.plus(cmd.ttl()));
-        return Decision.changed(new Verdict.Renewed(renewed), renewed);
+        return withHeldLease(live, cmd.owner(), cmd.fencingToken(), current -> {
+            Lease renewed = current.withExpiry(now.plus(cmd.ttl()));
+            return Decision.changed(new Verdict.Renewed(renewed), renewed);
+        });
     }
 
     private static Decision release(Command.Release cmd, Optional<Lease> live, Instant now) {
+        return withHeldLease(live, cmd.owner(), cmd.fencingToken(),
+                current -> Decision.changed(new Verdict.Released(), current.withExpiry(now)));
+    }
+
+    /**
+     * Renew and release act only on a live lease the caller holds. No live lease is not found
+     * (an expired lease is nobody's); another owner's, or another token's, is forbidden.
+     */
+    private static Decision withHeldLease(Optional<Lease> live, String owner, OptionalLong fencingToken,
+            Function<Lease, Decision> action) {
         if (live.isEmpty()) {
             return Decision.unchanged(new Verdict.NotFound());
         }
-        Lease current = live.get();
-        if (!holds(current, cmd.owner(), cmd.fencingToken())) {
+        if (!holds(live.get(), owner, fencingToken)) {
             return Decision.unchanged(new Verdict.Forbidden());
         }
-        return Decision.changed(new Verdict.Released(), current.withExpiry(now));
+        return action.apply(live.get());
     }
 
     private static boolean holds(Lease lease, String owner, OptionalLong fencingToken) {

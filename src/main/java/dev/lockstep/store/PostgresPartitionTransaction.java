@@ -8,7 +8,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -212,9 +211,5 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     private StoreException fail(String what, SQLException e) {
         return new StoreException(what + " on " + partition + " failed: " + e.getMessage(), e);
-    }
-
-    static OffsetDateTime utc(Instant instant) {
-        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 }
