@@ -12,9 +12,14 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +32,8 @@ class RecoveryIT {
 
     @RegisterExtension
     static final LockstepExtension env = new LockstepExtension();
+
+    private static final String GROUP = "recovering";
 
     private static String snapshot() throws Exception {
         StringBuilder rows = new StringBuilder();
@@ -57,7 +64,7 @@ class RecoveryIT {
                     : acquire(newId(), resource, "runner-" + (i % 4), 30));
         });
         List<byte[]> firstReplies = new ArrayList<>();
-        try (RunningWorker first = env.startWorker(env.workerSettings().withGroupId("first"))) {
+        try (RunningWorker first = env.startWorker(env.workerSettings().withGroupId(GROUP))) {
             commands.forEach(env::send);
             for (ObjectNode command : commands) {
                 firstReplies.add(env.awaitReplies(command.path("request_id").asText(), 1).get(0).value());
@@ -65,9 +72,17 @@ class RecoveryIT {
         }
         String applied = snapshot();
 
-        // A group that never committed anything sees every record again, as after a crash
-        // between the database commit and the offset commit.
-        try (RunningWorker second = env.startWorker(env.workerSettings().withGroupId("second"))) {
+        // Put the group's committed offsets back to the start, as if the worker had died between
+        // the database commit and the offset commit of every batch; then start it again.
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
+            admin.describeTopics(List.of(env.topics().commands())).allTopicNames().get()
+                    .get(env.topics().commands()).partitions()
+                    .forEach(p -> start.put(new TopicPartition(env.topics().commands(), p.partition()),
+                            new OffsetAndMetadata(0)));
+            admin.alterConsumerGroupOffsets(GROUP, start).all().get();
+        }
+        try (RunningWorker restarted = env.startWorker(env.workerSettings().withGroupId(GROUP))) {
             for (int i = 0; i < commands.size(); i++) {
                 List<ConsumerRecord<byte[], byte[]>> replies =
                         env.awaitReplies(commands.get(i).path("request_id").asText(), 2);
