@@ -1,15 +1,16 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.client.LockTimeoutException;
+import dev.lockstep.core.Command;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
-import java.util.function.BiFunction;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** What every lock command shares: the connection, the timeout, and how a reply becomes output. */
 final class ClientOptions {
@@ -24,15 +25,20 @@ final class ClientOptions {
             description = "How long to wait for the reply. Default: ${DEFAULT-VALUE}.")
     long timeoutSeconds;
 
+    /** The client settings these options describe. */
+    LockClientSettings settings() {
+        return LockClientSettings.defaults(kafka.settings()).withTopics(kafka.topics())
+                .withRequestTimeout(Duration.ofSeconds(timeoutSeconds));
+    }
+
     /** Sends one command through the client library, prints the reply JSON, and maps its outcome to the exit code. */
-    int call(BiFunction<LockClient, Duration, ReplyMessage> command) {
-        Duration timeout = Duration.ofSeconds(timeoutSeconds);
+    int call(Command command) {
         quietKafkaLogs();
-        try (LockClient client = LockClient.connect(kafka.settings(), kafka.topics(), timeout)) {
-            ReplyMessage reply = command.apply(client, timeout);
+        try (LockClient client = LockClient.start(settings())) {
+            ReplyMessage reply = client.blocking().send(command);
             spec.commandLine().getOut().println(reply.json());
             spec.commandLine().getOut().flush();
-            return ExitCodes.of(reply.outcome());
+            return ExitCodes.of(reply.reply().outcome());
         } catch (LockTimeoutException e) {
             spec.commandLine().getErr().println("lockstep: " + e.getMessage() + " (is a worker running?)");
             return ExitCodes.TIMEOUT;
@@ -40,7 +46,7 @@ final class ClientOptions {
     }
 
     /** A one-shot command reports an unreachable broker in one line, not in a page of client retries. */
-    private static void quietKafkaLogs() {
+    static void quietKafkaLogs() {
         if (LoggerFactory.getLogger("org.apache.kafka") instanceof ch.qos.logback.classic.Logger logger) {
             logger.setLevel(ch.qos.logback.classic.Level.OFF);
         }

@@ -14,6 +14,8 @@ final class ExitCodes {
     static final int FORBIDDEN = 12;
     static final int INVALID = 13;
     static final int TIMEOUT = 14;
+    static final int LEASE_LOST = 15;
+    static final int CANNOT_RUN = 127;
 
     private ExitCodes() {
     }

@@ -1,9 +1,11 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.client.LockClient;
+import dev.lockstep.core.Command;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
+import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,7 +20,7 @@ final class LockCommands {
         return value == null ? OptionalLong.empty() : OptionalLong.of(value);
     }
 
-    @Command(name = "acquire", mixinStandardHelpOptions = true, description = "Acquire a lease (exit 0, or 10 if held).")
+    @CommandLine.Command(name = "acquire", mixinStandardHelpOptions = true, description = "Acquire a lease (exit 0, or 10 if held).")
     static final class Acquire implements Callable<Integer> {
         @Parameters(paramLabel = "RESOURCE")
         String resource;
@@ -34,11 +36,11 @@ final class LockCommands {
 
         @Override
         public Integer call() {
-            return client.call((c, timeout) -> c.acquire(resource, owner, Duration.ofSeconds(ttl), timeout));
+            return client.call(new Command.Acquire(LockClient.newRequestId(), resource, owner, Duration.ofSeconds(ttl)));
         }
     }
 
-    @Command(name = "renew", mixinStandardHelpOptions = true, description = "Extend your lease to now + TTL.")
+    @CommandLine.Command(name = "renew", mixinStandardHelpOptions = true, description = "Extend your lease to now + TTL.")
     static final class Renew implements Callable<Integer> {
         @Parameters(paramLabel = "RESOURCE")
         String resource;
@@ -57,12 +59,12 @@ final class LockCommands {
 
         @Override
         public Integer call() {
-            return client.call((c, timeout) ->
-                    c.renew(resource, owner, Duration.ofSeconds(ttl), token(fencingToken), timeout));
+            return client.call(new Command.Renew(LockClient.newRequestId(), resource, owner, Duration.ofSeconds(ttl),
+                    token(fencingToken)));
         }
     }
 
-    @Command(name = "release", mixinStandardHelpOptions = true, description = "Release your lease.")
+    @CommandLine.Command(name = "release", mixinStandardHelpOptions = true, description = "Release your lease.")
     static final class Release implements Callable<Integer> {
         @Parameters(paramLabel = "RESOURCE")
         String resource;
@@ -78,11 +80,11 @@ final class LockCommands {
 
         @Override
         public Integer call() {
-            return client.call((c, timeout) -> c.release(resource, owner, token(fencingToken), timeout));
+            return client.call(new Command.Release(LockClient.newRequestId(), resource, owner, token(fencingToken)));
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show the live lease (exit 0) or 11 if none.")
+    @CommandLine.Command(name = "status", mixinStandardHelpOptions = true, description = "Show the live lease (exit 0) or 11 if none.")
     static final class Status implements Callable<Integer> {
         @Parameters(paramLabel = "RESOURCE")
         String resource;
@@ -92,7 +94,7 @@ final class LockCommands {
 
         @Override
         public Integer call() {
-            return client.call((c, timeout) -> c.status(resource, timeout));
+            return client.call(new Command.Status(LockClient.newRequestId(), resource));
         }
     }
 }

@@ -1,185 +1,202 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
-import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.CommandEncoder;
-import dev.lockstep.protocol.ReplyDecoder;
+import dev.lockstep.protocol.LockReply;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
-import dev.lockstep.protocol.TopicNames;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Sends lock commands and waits for their replies: one request at a time.
+ * The asynchronous lockstep client: thread-safe, one per service instance.
  *
- * <p>Each call picks one partition of the reply topic, starts reading it at its end, and asks
- * the worker (header {@code kafka_replyPartition}) to answer there, so the client reads one
- * partition rather than every reply of every caller. Replies for other request IDs on that
- * partition are skipped. Not thread-safe: use one instance per thread.
+ * <p>Every method publishes one command and returns a future of its typed reply; a reply that
+ * does not come within the request timeout completes the future with
+ * {@link LockTimeoutException}. Replies come back on one partition of the reply topic that this
+ * instance reads (see {@link LockClientSettings#replyPartition()}); the {@code request_id}
+ * correlates them. {@link #blocking()} offers the same calls as blocking methods.
  *
  * <pre>{@code
- * try (LockClient client = LockClient.connect(KafkaSettings.of("127.0.0.1:9092"), TopicNames.DEFAULT)) {
- *     ReplyMessage reply = client.acquire("payment:42", "worker-1", Duration.ofSeconds(30), Duration.ofSeconds(10));
- *     if (reply.outcome() == Outcome.ACQUIRED) {
- *         long token = reply.json().path("lock").path("fencing_token").asLong();
- *         // ... work, passing the token to the protected resource ...
+ * try (LockClient client = LockClient.start(LockClientSettings.defaults(KafkaSettings.of("127.0.0.1:9092")))) {
+ *     Optional<HeldLease> lease = client.tryAcquire("payment:42", "worker-1", Duration.ofSeconds(30),
+ *             Duration.ofSeconds(5)).join();
+ *     if (lease.isPresent()) {
+ *         try (HeldLease held = lease.get()) {        // renewed every 10 s until closed; close releases
+ *             ledger.write(entry, held.fencingToken()); // the protected resource rejects stale tokens
+ *         }
  *     }
  * }
  * }</pre>
  */
 public final class LockClient implements AutoCloseable {
 
-    private static final Duration POLL = Duration.ofMillis(100);
-
+    private final LockClientSettings settings;
     private final KafkaProducer<byte[], byte[]> producer;
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final TopicNames topics;
+    private final ReplyListener replies;
+    private final ScheduledExecutorService scheduler;
     private final Clock clock;
-    private final String bootstrapServers;
 
-    private LockClient(KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
-            TopicNames topics, Clock clock, String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
+    private LockClient(LockClientSettings settings, KafkaProducer<byte[], byte[]> producer, ReplyListener replies,
+            ScheduledExecutorService scheduler, Clock clock) {
+        this.settings = settings;
         this.producer = producer;
-        this.consumer = consumer;
-        this.topics = topics;
+        this.replies = replies;
+        this.scheduler = scheduler;
         this.clock = clock;
     }
 
-    /** Creates the Kafka clients; they connect lazily, on the first command. */
-    public static LockClient connect(KafkaSettings kafka, TopicNames topics) {
-        return connect(kafka, topics, Duration.ofSeconds(15));
-    }
-
     /**
-     * @param metadataTimeout how long a command waits for the cluster's metadata before it fails
-     *     with a {@link KafkaException} saying the broker or topic cannot be reached
+     * Connects, positions the reply reader, and starts the client's two threads (reply reader and
+     * renewal scheduler).
+     *
+     * @throws LockClientException when the broker or the reply topic cannot be reached in time
      */
-    public static LockClient connect(KafkaSettings kafka, TopicNames topics, Duration metadataTimeout) {
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.with(Map.of(
+    public static LockClient start(LockClientSettings settings) {
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, metadataTimeout.toMillis())),
+                ProducerConfig.LINGER_MS_CONFIG, 1,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.requestTimeout().toMillis())),
                 new ByteArraySerializer(), new ByteArraySerializer());
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.with(Map.of(
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        return new LockClient(producer, consumer, topics, Clock.systemUTC(), kafka.bootstrapServers());
+        ReplyListener replies;
+        try {
+            replies = ReplyListener.start(settings.kafka(), settings.topics().replies(), settings.replyPartition(),
+                    settings.requestTimeout());
+        } catch (RuntimeException e) {
+            producer.close(Duration.ZERO);
+            throw e;
+        }
+        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread thread = new Thread(r, "lockstep-client-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        return new LockClient(settings, producer, replies, scheduler, Clock.systemUTC());
     }
 
     public static String newRequestId() {
         return UUID.randomUUID().toString();
     }
 
-    public ReplyMessage acquire(String resource, String owner, Duration ttl, Duration timeout) {
-        return execute(new Command.Acquire(newRequestId(), resource, owner, ttl), timeout);
+    public LockClientSettings settings() {
+        return settings;
     }
 
-    public ReplyMessage renew(String resource, String owner, Duration ttl, OptionalLong token, Duration timeout) {
-        return execute(new Command.Renew(newRequestId(), resource, owner, ttl, token), timeout);
+    /** The reply partition this instance reads. */
+    public int replyPartition() {
+        return replies.partition();
     }
 
-    public ReplyMessage release(String resource, String owner, OptionalLong token, Duration timeout) {
-        return execute(new Command.Release(newRequestId(), resource, owner, token), timeout);
+    public CompletableFuture<LockReply> acquire(String resource, String owner, Duration ttl) {
+        return send(new Command.Acquire(newRequestId(), resource, owner, ttl)).thenApply(ReplyMessage::reply);
     }
 
-    public ReplyMessage status(String resource, Duration timeout) {
-        return execute(new Command.Status(newRequestId(), resource), timeout);
+    public CompletableFuture<LockReply> renew(String resource, String owner, Duration ttl, OptionalLong token) {
+        return send(new Command.Renew(newRequestId(), resource, owner, ttl, token)).thenApply(ReplyMessage::reply);
+    }
+
+    public CompletableFuture<LockReply> release(String resource, String owner, OptionalLong token) {
+        return send(new Command.Release(newRequestId(), resource, owner, token)).thenApply(ReplyMessage::reply);
+    }
+
+    public CompletableFuture<LockReply> status(String resource) {
+        return send(new Command.Status(newRequestId(), resource)).thenApply(ReplyMessage::reply);
     }
 
     /**
-     * Publishes the command and waits for its reply.
-     *
-     * @throws LockTimeoutException when no reply came in time
-     * @throws KafkaException when the broker cannot be reached or refuses the command
+     * Acquires a self-renewing lease, retrying with jittered backoff (never sooner than the
+     * current holder's lease could end) until {@code wait} has passed. Empty when the lock could
+     * not be had in time; fails with {@link InvalidCommandException} for a command that can never succeed.
      */
-    public ReplyMessage execute(Command command, Duration timeout) {
-        Instant deadline = clock.instant().plus(timeout);
-        TopicPartition replyPartition = listenOnRandomPartition();
+    public CompletableFuture<Optional<HeldLease>> tryAcquire(String resource, String owner, Duration ttl,
+            Duration wait) {
+        return new AcquireAttempts(this, resource, owner, ttl, clock.instant().plus(wait)).start();
+    }
+
+    /**
+     * Runs {@code action} under an auto-renewed lease and releases it afterwards. If the lease is
+     * lost meanwhile, the action's thread is interrupted and {@link LeaseLostException} is
+     * thrown once the action returns; empty when the lock could not be had within {@code wait}.
+     */
+    public <T> Optional<T> withLock(String resource, String owner, Duration ttl, Duration wait, LockedAction<T> action)
+            throws InterruptedException {
+        return LockedAction.run(this, resource, owner, ttl, wait, action);
+    }
+
+    /** Publishes a command and waits {@link LockClientSettings#requestTimeout()} for its reply. */
+    public CompletableFuture<ReplyMessage> send(Command command) {
+        return send(command, settings.requestTimeout());
+    }
+
+    /**
+     * Publishes a command and returns its reply. Sending the same command (same request ID)
+     * again is safe and shares the reply.
+     */
+    public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
+        CompletableFuture<ReplyMessage> reply = replies.expect(command.requestId());
         RecordHeaders headers = new RecordHeaders();
-        headers.add("kafka_replyTopic", topics.replies().getBytes(StandardCharsets.UTF_8));
-        headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replyPartition.partition()).array());
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.commands(), null,
+        headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
+        headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replies.partition()).array());
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null,
                 CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()), headers);
         try {
-            producer.send(record).get(remaining(deadline).toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new KafkaException("publishing to " + topics.commands() + " failed: " + e.getCause().getMessage(),
-                    e.getCause());
-        } catch (TimeoutException e) {
-            throw new LockTimeoutException(command.requestId(), timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted while publishing", e);
-        }
-        while (!remaining(deadline).isZero()) {
-            for (ConsumerRecord<byte[], byte[]> reply : consumer.poll(min(POLL, remaining(deadline)))) {
-                Optional<ReplyMessage> message = ReplyDecoder.decode(reply.value())
-                        .filter(m -> m.requestId().equals(command.requestId()));
-                if (message.isPresent()) {
-                    return message.get();
+            producer.send(record, (metadata, error) -> {
+                if (error != null) {
+                    reply.completeExceptionally(new LockClientException("publishing to "
+                            + settings.topics().commands() + " failed: " + error.getMessage(), error));
                 }
-            }
+            });
+        } catch (KafkaException e) {
+            reply.completeExceptionally(new LockClientException("publishing to " + settings.topics().commands()
+                    + " failed: " + e.getMessage(), e));
         }
-        throw new LockTimeoutException(command.requestId(), timeout);
+        ScheduledFuture<?> timer = scheduler.schedule(
+                () -> reply.completeExceptionally(new LockTimeoutException(command.requestId(), timeout)),
+                timeout.toMillis(), TimeUnit.MILLISECONDS);
+        reply.whenComplete((message, error) -> timer.cancel(false));
+        return reply;
     }
 
-    private TopicPartition listenOnRandomPartition() {
-        List<PartitionInfo> partitions;
-        try {
-            partitions = producer.partitionsFor(topics.replies());
-        } catch (org.apache.kafka.common.errors.TimeoutException e) {
-            throw new KafkaException("no answer from Kafka at " + bootstrapServers + " about topic " + topics.replies()
-                    + " (is the broker running, and were the topics created with 'lockstep topics apply'?)", e);
-        }
-        if (partitions.isEmpty()) {
-            throw new KafkaException("reply topic " + topics.replies() + " has no partitions");
-        }
-        TopicPartition tp = new TopicPartition(topics.replies(),
-                partitions.get(ThreadLocalRandom.current().nextInt(partitions.size())).partition());
-        consumer.assign(List.of(tp));
-        consumer.seekToEnd(List.of(tp));
-        consumer.position(tp); // resolves the end offset now, before the command can be answered
-        return tp;
+    /** The same calls, blocking. */
+    public BlockingLockClient blocking() {
+        return new BlockingLockClient(this);
     }
 
-    private Duration remaining(Instant deadline) {
-        Duration left = Duration.between(clock.instant(), deadline);
-        return left.isNegative() ? Duration.ZERO : left;
+    ScheduledExecutorService scheduler() {
+        return scheduler;
     }
 
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
+    Clock clock() {
+        return clock;
+    }
+
+    /** Requests still waiting for a reply. */
+    int waiting() {
+        return replies.waiting();
     }
 
     @Override
     public void close() {
+        scheduler.shutdownNow();
         producer.close(Duration.ofSeconds(5));
-        consumer.close();
+        replies.close();
     }
 }

@@ -2,8 +2,11 @@ package dev.lockstep.client;
 
 import java.time.Duration;
 
-/** No reply came within the timeout. The command may still be applied later; retry with the same request ID. */
-public class LockTimeoutException extends RuntimeException {
+/**
+ * No reply came within the timeout. The command may still be applied; sending it again with the
+ * same request ID is safe: the worker applies it once and answers again.
+ */
+public class LockTimeoutException extends LockClientException {
 
     private static final long serialVersionUID = 1L;
 

@@ -2,37 +2,72 @@ package dev.lockstep.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Lease;
 import java.io.IOException;
-import java.util.Arrays;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
-/** Reads the parts of a reply a client routes on: its request ID and outcome. */
+/** Reads replies on the client side. Anything that is not a well-formed lockstep reply is ignored, not trusted. */
 public final class ReplyDecoder {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** A reply as received: the fields a client needs, and the JSON as the worker wrote it. */
-    public record ReplyMessage(String requestId, Outcome outcome, JsonNode json) {
+    /**
+     * A reply as received.
+     *
+     * @param json the reply exactly as the worker wrote it
+     */
+    public record ReplyMessage(String requestId, LockReply reply, String json) {
     }
 
     private ReplyDecoder() {
     }
 
-    /** @return empty when the bytes are not a lockstep reply (they are then ignored, not trusted) */
     public static Optional<ReplyMessage> decode(byte[] value) {
         try {
             JsonNode json = MAPPER.readTree(value);
-            if (json == null || !json.path("request_id").isTextual() || !json.path("outcome").isTextual()) {
+            if (json == null || !json.path("request_id").isTextual()) {
                 return Optional.empty();
             }
-            String outcome = json.get("outcome").textValue();
-            return Arrays.stream(Outcome.values())
-                    .filter(o -> o.wireName().equals(outcome))
-                    .findFirst()
-                    .map(o -> new ReplyMessage(json.get("request_id").textValue(), o, json));
-        } catch (IOException e) {
+            return typed(json).map(reply -> new ReplyMessage(json.get("request_id").textValue(), reply, json.toString()));
+        } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    private static Optional<LockReply> typed(JsonNode json) {
+        return switch (json.path("outcome").asText()) {
+            case "acquired" -> Optional.of(new LockReply.Acquired(lease(json.path("lock"))));
+            case "not_acquired" -> Optional.of(new LockReply.NotAcquired(
+                    Duration.ofMillis(json.path("retry_after_ms").asLong())));
+            case "renewed" -> Optional.of(new LockReply.Renewed(lease(json.path("lock"))));
+            case "released" -> Optional.of(new LockReply.Released());
+            case "locked" -> Optional.of(new LockReply.Locked(lease(json.path("lock"))));
+            case "not_found" -> Optional.of(new LockReply.NotFound());
+            case "forbidden" -> Optional.of(new LockReply.Forbidden());
+            case "invalid" -> Optional.of(new LockReply.Invalid(problem(json.path("problem"))));
+            default -> Optional.empty();
+        };
+    }
+
+    private static Lease lease(JsonNode lock) {
+        try {
+            return new Lease(lock.path("resource").textValue(), lock.path("owner").textValue(),
+                    lock.path("fencing_token").asLong(), Instant.parse(lock.path("acquired_at").asText()),
+                    Instant.parse(lock.path("expires_at").asText()));
+        } catch (DateTimeParseException | NullPointerException e) {
+            throw new IllegalArgumentException("malformed lock in reply", e);
+        }
+    }
+
+    private static Problem problem(JsonNode problem) {
+        List<FieldError> errors = new ArrayList<>();
+        problem.path("errors").forEach(e -> errors.add(new FieldError(e.path("field").asText(), e.path("message").asText())));
+        return new Problem(problem.path("type").asText(), problem.path("title").asText(), problem.path("detail").asText(),
+                errors);
     }
 }

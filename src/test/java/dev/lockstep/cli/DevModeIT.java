@@ -51,10 +51,12 @@ class DevModeIT {
             assertThat(ready).contains("127.0.0.1:" + port).contains(dataDir.toString());
 
             StringWriter reply = new StringWriter();
+            StringWriter err = new StringWriter();
             CommandLine cli = LockstepCli.commandLine(Map.of("LOCKSTEP_BOOTSTRAP_SERVERS", "127.0.0.1:" + port));
             cli.setOut(new PrintWriter(reply));
+            cli.setErr(new PrintWriter(err));
             int code = cli.execute("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30", "--timeout", "30");
-            assertThat(code).isZero();
+            assertThat(code).as("exit code; stderr: %s", err).isZero();
             assertThat(reply.toString()).contains("\"outcome\":\"acquired\"").contains("\"owner\":\"worker-1\"");
 
             dev.destroy(); // SIGTERM

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Lease;
-import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,13 +49,38 @@ class ReplyEncoderTest {
     }
 
     @Test
-    void theClientReadsBackRequestIdAndOutcome() {
-        byte[] bytes = ReplyEncoder.encode(new Reply.Decided(ACQUIRE, new Verdict.Forbidden()));
-        assertThat(ReplyDecoder.decode(bytes)).hasValueSatisfying(m -> {
-            assertThat(m.requestId()).isEqualTo("q1");
-            assertThat(m.outcome()).isEqualTo(Outcome.FORBIDDEN);
-        });
+    void theClientDecodesEveryReplyItsTypedForm() {
+        Lease lease = new Lease("payment:42", "w", 3, T0, T0.plusSeconds(30));
+        Problem problem = Problem.invalidCommand(List.of(new FieldError("owner", "is required")));
+        List<Reply> replies = List.of(new Reply.Decided(ACQUIRE, new Verdict.Acquired(lease)),
+                new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ofMillis(250))),
+                new Reply.Decided(ACQUIRE, new Verdict.Renewed(lease)),
+                new Reply.Decided(ACQUIRE, new Verdict.Released()),
+                new Reply.Decided(ACQUIRE, new Verdict.Locked(lease)),
+                new Reply.Decided(ACQUIRE, new Verdict.NotFound()),
+                new Reply.Decided(ACQUIRE, new Verdict.Forbidden()),
+                new Reply.Rejected("q1", Optional.empty(), Optional.empty(), problem));
+        List<LockReply> expected = List.of(new LockReply.Acquired(lease),
+                new LockReply.NotAcquired(Duration.ofMillis(250)), new LockReply.Renewed(lease),
+                new LockReply.Released(), new LockReply.Locked(lease), new LockReply.NotFound(),
+                new LockReply.Forbidden(), new LockReply.Invalid(problem));
+        for (int i = 0; i < replies.size(); i++) {
+            byte[] bytes = ReplyEncoder.encode(replies.get(i));
+            ReplyDecoder.ReplyMessage message = ReplyDecoder.decode(bytes).orElseThrow();
+            assertThat(message.requestId()).isEqualTo("q1");
+            assertThat(message.reply()).isEqualTo(expected.get(i));
+            assertThat(message.reply().outcome()).isEqualTo(replies.get(i).outcome());
+            assertThat(message.json()).isEqualTo(new String(bytes, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void whatIsNotALockstepReplyIsIgnored() {
         assertThat(ReplyDecoder.decode("garbage".getBytes(StandardCharsets.UTF_8))).isEmpty();
+        assertThat(ReplyDecoder.decode("{\"request_id\":\"q\",\"outcome\":\"pwned\"}".getBytes(StandardCharsets.UTF_8)))
+                .isEmpty();
+        assertThat(ReplyDecoder.decode("{\"request_id\":\"q\",\"outcome\":\"acquired\",\"lock\":{}}"
+                .getBytes(StandardCharsets.UTF_8))).isEmpty();
     }
 
     @Test

@@ -1,0 +1,110 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.client.HeldLease;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.protocol.ReplyEncoder;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "exec", mixinStandardHelpOptions = true,
+        description = {"Run a command while holding a lock, like flock or 'consul lock'.",
+            "Acquires RESOURCE (waiting up to --wait), runs COMMAND with LOCKSTEP_FENCING_TOKEN, LOCKSTEP_RESOURCE and "
+                    + "LOCKSTEP_EXPIRES_AT set, renews the lease while it runs, releases it when it exits, and exits "
+                    + "with its exit code. If the lease is lost, COMMAND gets SIGTERM, then SIGKILL after --grace, "
+                    + "and lockstep exits 15. Not acquired in time: COMMAND is not run, exit 10."})
+final class ExecCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "RESOURCE")
+    String resource;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments, after --.")
+    List<String> command;
+
+    @Option(names = "--owner", required = true)
+    String owner;
+
+    @Option(names = "--ttl", paramLabel = "SECONDS", required = true,
+            description = "Lease TTL; the lease is renewed every third of it.")
+    long ttl;
+
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+            description = "How long to wait for the lock. Default: ${DEFAULT-VALUE}.")
+    long waitSeconds;
+
+    @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
+            description = "After a lost lease, time between SIGTERM and SIGKILL. Default: ${DEFAULT-VALUE}.")
+    long graceSeconds;
+
+    @Mixin
+    ClientOptions client;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        ClientOptions.quietKafkaLogs();
+        PrintWriter err = spec.commandLine().getErr();
+        try (LockClient locks = LockClient.start(client.settings())) {
+            Optional<HeldLease> acquired = locks.blocking()
+                    .tryAcquire(resource, owner, Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds));
+            if (acquired.isEmpty()) {
+                err.println("lockstep: " + resource + " is held by another owner; not acquired within " + waitSeconds
+                        + " s");
+                err.flush();
+                return ExitCodes.NOT_ACQUIRED;
+            }
+            try (HeldLease lease = acquired.get()) {
+                return runHolding(lease, err);
+            }
+        }
+    }
+
+    private int runHolding(HeldLease lease, PrintWriter err) throws InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().putAll(Map.of(
+                "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
+                "LOCKSTEP_RESOURCE", lease.resource(),
+                "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt())));
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            err.println("lockstep: cannot run " + command.get(0) + ": " + e.getMessage());
+            err.flush();
+            return ExitCodes.CANNOT_RUN;
+        }
+        Signals.onTerminate(process::destroy);
+        lease.lost().thenRun(() -> terminate(process));
+        int exitCode = process.waitFor();
+        if (lease.isLost()) {
+            err.println("lockstep: lease on " + resource + " lost (" + lease.lost().join().reason()
+                    + "); the command was terminated");
+            err.flush();
+            return ExitCodes.LEASE_LOST;
+        }
+        return exitCode;
+    }
+
+    private void terminate(Process process) {
+        process.destroy();
+        CompletableFuture.delayedExecutor(graceSeconds, TimeUnit.SECONDS).execute(() -> {
+            if (process.isAlive()) {
+                process.destroyForcibly();
+            }
+        });
+    }
+}

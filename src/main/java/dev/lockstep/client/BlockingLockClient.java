@@ -1,0 +1,56 @@
+package dev.lockstep.client;
+
+import dev.lockstep.core.Command;
+import dev.lockstep.protocol.LockReply;
+import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/** Blocking views of {@link LockClient}'s calls; each waits for the future the async call returns. */
+public final class BlockingLockClient {
+
+    private final LockClient client;
+
+    BlockingLockClient(LockClient client) {
+        this.client = client;
+    }
+
+    public LockReply acquire(String resource, String owner, Duration ttl) {
+        return join(client.acquire(resource, owner, ttl));
+    }
+
+    public LockReply renew(String resource, String owner, Duration ttl, OptionalLong token) {
+        return join(client.renew(resource, owner, ttl, token));
+    }
+
+    public LockReply release(String resource, String owner, OptionalLong token) {
+        return join(client.release(resource, owner, token));
+    }
+
+    public LockReply status(String resource) {
+        return join(client.status(resource));
+    }
+
+    public Optional<HeldLease> tryAcquire(String resource, String owner, Duration ttl, Duration wait) {
+        return join(client.tryAcquire(resource, owner, ttl, wait));
+    }
+
+    public ReplyMessage send(Command command) {
+        return join(client.send(command));
+    }
+
+    /** @throws LockClientException (or a subclass) as the future failed, unwrapped */
+    private static <T> T join(CompletableFuture<T> future) {
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw e;
+        }
+    }
+}
