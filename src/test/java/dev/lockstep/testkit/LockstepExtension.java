@@ -148,8 +148,13 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
     }
 
     public RecordMetadata send(String topic, byte[] key, byte[] value, Long timestamp, Header... headers) {
+        return send(topic, null, key, value, timestamp, headers);
+    }
+
+    public RecordMetadata send(String topic, Integer partition, byte[] key, byte[] value, Long timestamp,
+            Header... headers) {
         try {
-            return producer.send(new ProducerRecord<>(topic, null, timestamp, key, value, List.of(headers))).get();
+            return producer.send(new ProducerRecord<>(topic, partition, timestamp, key, value, List.of(headers))).get();
         } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException("publishing a test command failed", e);
         }
