@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.LockstepProcess;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
@@ -11,7 +12,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,13 +36,8 @@ class DevModeIT {
             port = socket.getLocalPort();
         }
         Path dataDir = Files.createTempDirectory("lockstep-devmode-");
-        ProcessBuilder builder = new ProcessBuilder(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                LockstepCli.class.getName(), "dev", "--kafka-port", Integer.toString(port),
-                "--data-dir", dataDir.toString(), "--db-url", env.database().jdbcUrl()));
-        builder.redirectError(ProcessBuilder.Redirect.DISCARD);
-        Process dev = builder.start();
+        Process dev = LockstepProcess.start(dataDir.resolve("dev.stderr").toFile(), "dev", "--kafka-port",
+                Integer.toString(port), "--data-dir", dataDir.toString(), "--db-url", env.database().jdbcUrl());
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
             String ready = CompletableFuture.supplyAsync(() -> out.lines()

@@ -1,0 +1,110 @@
+package dev.lockstep.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.lockstep.client.HeldLease;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.protocol.LockReply;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.LockstepProcess;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code lockstep exec}, as a real child process running real shell commands. */
+class ExecIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static LockClient client;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() {
+        env.startWorker();
+        client = LockClient.start(LockClientSettings.defaults(env.kafka()).withTopics(env.topics()));
+    }
+
+    @AfterAll
+    static void stop() {
+        client.close();
+    }
+
+    private Process exec(String resource, String owner, long ttl, long wait, String script) {
+        File stderr = dir.resolve("exec.stderr").toFile();
+        return LockstepProcess.start(stderr, "exec", resource, "--owner", owner, "--ttl", Long.toString(ttl),
+                "--wait", Long.toString(wait), "--grace", "2",
+                "--bootstrap-servers", env.kafka().bootstrapServers(), "--command-topic", env.topics().commands(),
+                "--reply-topic", env.topics().replies(), "--", "sh", "-c", script);
+    }
+
+    private static int exitCode(Process process) throws InterruptedException {
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exec finished").isTrue();
+        return process.exitValue();
+    }
+
+    @Test
+    void competingJobsRunOneAfterTheOtherAndReturnTheJobsExitCode() throws Exception {
+        Path log = dir.resolve("runs.log");
+        String job = "echo \"start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_RESOURCE\" >> " + log
+                + "; sleep 1.5; echo \"end $LOCKSTEP_FENCING_TOKEN\" >> " + log + "; exit 7";
+        List<Process> runners = new ArrayList<>();
+        for (String owner : List.of("runner-a", "runner-b")) {
+            runners.add(exec("nightly-report", owner, 5, 30, job));
+        }
+        for (Process runner : runners) {
+            assertThat(exitCode(runner)).isEqualTo(7);
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(4);
+        assertThat(lines.get(0)).startsWith("start ").endsWith(" nightly-report");
+        String firstToken = lines.get(0).split(" ")[1];
+        String secondToken = lines.get(2).split(" ")[1];
+        assertThat(lines.get(1)).isEqualTo("end " + firstToken);
+        assertThat(lines.get(2)).startsWith("start ");
+        assertThat(lines.get(3)).isEqualTo("end " + secondToken);
+        assertThat(Long.parseLong(secondToken)).isGreaterThan(Long.parseLong(firstToken));
+        assertThat(client.blocking().status("nightly-report")).isEqualTo(new LockReply.NotFound());
+    }
+
+    @Test
+    void aJobWhoseLeaseIsLostIsTerminated() throws Exception {
+        Path log = dir.resolve("lost.log");
+        Process exec = exec("fragile", "runner-a", 3, 0,
+                "trap 'echo TERM >> " + log + "; exit 143' TERM; echo running >> " + log
+                        + "; while true; do sleep 0.1; done");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log) && Files.readString(log).contains("running"));
+        // Someone using the same owner name ends the lease; the next renewal is answered not_found.
+        assertThat(client.blocking().release("fragile", "runner-a", OptionalLong.empty()))
+                .isEqualTo(new LockReply.Released());
+        assertThat(exitCode(exec)).isEqualTo(ExitCodes.LEASE_LOST);
+        assertThat(Files.readAllLines(log)).containsExactly("running", "TERM");
+    }
+
+    @Test
+    void aJobWhoseLockIsHeldIsNotRun() throws Exception {
+        Path log = dir.resolve("never.log");
+        try (HeldLease held = client.blocking().tryAcquire("busy", "someone", Duration.ofSeconds(30), Duration.ZERO)
+                .orElseThrow()) {
+            Process exec = exec("busy", "runner-a", 5, 1, "echo ran >> " + log);
+            assertThat(exitCode(exec)).isEqualTo(ExitCodes.NOT_ACQUIRED);
+            assertThat(held.isLost()).isFalse();
+        }
+        assertThat(log).doesNotExist();
+    }
+}

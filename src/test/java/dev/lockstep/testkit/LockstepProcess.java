@@ -1,0 +1,32 @@
+package dev.lockstep.testkit;
+
+import dev.lockstep.cli.LockstepCli;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Runs the real {@code lockstep} CLI in a child JVM, as a user would from a shell. */
+public final class LockstepProcess {
+
+    private LockstepProcess() {
+    }
+
+    /** Starts {@code lockstep ARGS...}; its stderr goes to {@code stderr} (append), its stdout stays readable. */
+    public static Process start(File stderr, String... args) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                LockstepCli.class.getName()));
+        command.addAll(List.of(args));
+        try {
+            return new ProcessBuilder(command)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a child JVM", e);
+        }
+    }
+}
