@@ -26,16 +26,12 @@ final class Infrastructure implements AutoCloseable {
 
     private final String bootstrapServers;
     private final String adminJdbcUrl;
-    private final String dbUser;
-    private final String dbPassword;
     private final AutoCloseable[] resources;
 
-    private Infrastructure(String bootstrapServers, String adminJdbcUrl, String dbUser, String dbPassword,
-            AutoCloseable... resources) {
+    /** @param adminJdbcUrl carries its credentials, so that every URL derived from it does too */
+    private Infrastructure(String bootstrapServers, String adminJdbcUrl, AutoCloseable... resources) {
         this.bootstrapServers = bootstrapServers;
         this.adminJdbcUrl = adminJdbcUrl;
-        this.dbUser = dbUser;
-        this.dbPassword = dbPassword;
         this.resources = resources;
     }
 
@@ -63,8 +59,9 @@ final class Infrastructure implements AutoCloseable {
         PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:15");
         kafka.start();
         postgres.start();
-        return new Infrastructure(kafka.getBootstrapServers(), postgres.getJdbcUrl(), postgres.getUsername(),
-                postgres.getPassword(), kafka, postgres);
+        String url = postgres.getJdbcUrl() + (postgres.getJdbcUrl().contains("?") ? "&" : "?")
+                + "user=" + postgres.getUsername() + "&password=" + postgres.getPassword();
+        return new Infrastructure(kafka.getBootstrapServers(), url, kafka, postgres);
     }
 
     private static Infrastructure embedded() {
@@ -82,7 +79,7 @@ final class Infrastructure implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Infrastructure(kafka.bootstrapServers(), url, null, null, kafka);
+        return new Infrastructure(kafka.bootstrapServers(), url, kafka);
     }
 
     String bootstrapServers() {
@@ -90,22 +87,12 @@ final class Infrastructure implements AutoCloseable {
     }
 
     Connection adminConnection() throws SQLException {
-        return dbUser == null
-                ? DriverManager.getConnection(adminJdbcUrl)
-                : DriverManager.getConnection(adminJdbcUrl, dbUser, dbPassword);
+        return DriverManager.getConnection(adminJdbcUrl);
     }
 
     /** The JDBC URL of another database on the same server. */
     String urlOf(String database) {
         return adminJdbcUrl.replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + database);
-    }
-
-    String dbUser() {
-        return dbUser;
-    }
-
-    String dbPassword() {
-        return dbPassword;
     }
 
     @Override

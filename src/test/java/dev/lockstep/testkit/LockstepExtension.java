@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -110,15 +109,11 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
     }
 
     public DatabaseSettings database() {
-        return new DatabaseSettings(infra.urlOf(database), Optional.ofNullable(infra.dbUser()),
-                Optional.ofNullable(infra.dbPassword()), 4);
+        return DatabaseSettings.of(infra.urlOf(database));
     }
 
     public Connection jdbc() throws SQLException {
-        DatabaseSettings db = database();
-        return db.user().isPresent()
-                ? DriverManager.getConnection(db.jdbcUrl(), db.user().get(), db.password().orElse(null))
-                : DriverManager.getConnection(db.jdbcUrl());
+        return DriverManager.getConnection(database().jdbcUrl());
     }
 
     /** A connection to the server's maintenance database, for tests that act on the test database itself. */

@@ -1,0 +1,108 @@
+package dev.lockstep.examples;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.lockstep.testkit.LockstepExtension;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The batch-orchestrator example, run for real: three runner processes compete for 50 jobs; one
+ * of them freezes (SIGSTOP) while holding job-7 until its lease has expired.
+ */
+class BatchOrchestratorIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final int JOBS = 50;
+    private static final String STALLED_JOB = "job-7";
+
+    @Test
+    void everyJobIsRecordedOnceAndTheStalledRunnersStaleTokenIsRejected() throws Exception {
+        env.startWorker();
+        String jdbcUrl = env.database().jdbcUrl();
+        try (FencedJobStore store = new FencedJobStore(jdbcUrl)) {
+            store.createTables();
+        }
+        List<Process> runners = new ArrayList<>();
+        List<List<String>> outputs = new ArrayList<>();
+        Path logs = Files.createTempDirectory("runners");
+        for (int i = 1; i <= 3; i++) {
+            List<String> command = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), JobRunner.class.getName(),
+                    env.kafka().bootstrapServers(), env.topics().commands(), env.topics().replies(), jdbcUrl,
+                    "runner-" + i, Integer.toString(JOBS), "2"));
+            if (i == 1) {
+                command.add(STALLED_JOB);
+            }
+            File stderr = logs.resolve("runner-" + i + ".stderr").toFile();
+            Process process = new ProcessBuilder(command).redirectError(stderr).start();
+            runners.add(process);
+            outputs.add(collect(process));
+        }
+        Process stalled = runners.get(0);
+        List<String> stalledOutput = outputs.get(0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> stalledOutput.stream().anyMatch(l -> l.startsWith("STALLED")));
+        Thread.sleep(4_000); // twice the TTL: the lease expires, another runner takes job-7
+        new ProcessBuilder("kill", "-CONT", Long.toString(stalled.pid())).start().waitFor();
+
+        for (Process runner : runners) {
+            assertThat(runner.waitFor(120, TimeUnit.SECONDS)).as("runner finished").isTrue();
+            assertThat(runner.exitValue()).isZero();
+        }
+        long stalledToken = Long.parseLong(stalledOutput.stream().filter(l -> l.startsWith("STALLED")).findFirst()
+                .orElseThrow().split(" ")[2]);
+        assertThat(stalledOutput).contains("LOST " + STALLED_JOB + " EXPIRED " + stalledToken)
+                .contains("REJECTED " + STALLED_JOB + " " + stalledToken);
+
+        try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT count(*), count(completed_by) FROM example_jobs")) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(JOBS);
+                assertThat(rs.getInt(2)).isEqualTo(JOBS);
+            }
+            try (ResultSet rs = st.executeQuery("SELECT completed_by, completed_token FROM example_jobs WHERE job = '"
+                    + STALLED_JOB + "'")) {
+                rs.next();
+                assertThat(rs.getString(1)).isNotEqualTo("runner-1");
+                assertThat(rs.getLong(2)).isGreaterThan(stalledToken);
+            }
+            try (ResultSet rs = st.executeQuery("SELECT job, runner, fencing_token FROM example_rejections "
+                    + "WHERE runner = 'runner-1'")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(STALLED_JOB);
+                assertThat(rs.getLong(3)).isEqualTo(stalledToken);
+            }
+        }
+        List<String> completions = new ArrayList<>();
+        outputs.forEach(out -> out.stream().filter(l -> l.startsWith("COMPLETED")).map(l -> l.split(" ")[1])
+                .forEach(completions::add));
+        assertThat(completions).hasSize(JOBS).doesNotHaveDuplicates();
+    }
+
+    private static List<String> collect(Process process) {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).lines().forEach(lines::add));
+        reader.setDaemon(true);
+        reader.start();
+        return lines;
+    }
+}
