@@ -5,10 +5,10 @@ import dev.lockstep.core.Command;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code acquire}, {@code renew}, {@code release}, {@code status}: one command, one reply, through the client. */
 final class LockCommands {

@@ -1,8 +1,8 @@
 package dev.lockstep.cli;
 
 import java.io.PrintWriter;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, version = "lockstep 0.1.0",

@@ -1,7 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
-import dev.lockstep.protocol.LockReply;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,11 +55,11 @@ final class AcquireAttempts {
             attempt(requestId);
         } else if (cause != null) {
             result.completeExceptionally(cause);
-        } else if (message.reply() instanceof LockReply.Acquired acquired) {
+        } else if (message.reply() instanceof Verdict.Acquired acquired) {
             result.complete(Optional.of(HeldLease.start(client, acquired.lease(), ttl, sentAt)));
-        } else if (message.reply() instanceof LockReply.NotAcquired notAcquired) {
+        } else if (message.reply() instanceof Verdict.NotAcquired notAcquired) {
             retryAfter(notAcquired.retryAfter());
-        } else if (message.reply() instanceof LockReply.Invalid invalid) {
+        } else if (message.reply() instanceof Verdict.Invalid invalid) {
             result.completeExceptionally(new InvalidCommandException(invalid.problem()));
         } else {
             result.completeExceptionally(new LockClientException("unexpected reply to acquire: " + message.json()));

@@ -1,7 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
-import dev.lockstep.protocol.LockReply;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
 import java.util.Optional;
@@ -18,19 +18,19 @@ public final class BlockingLockClient {
         this.client = client;
     }
 
-    public LockReply acquire(String resource, String owner, Duration ttl) {
+    public Verdict acquire(String resource, String owner, Duration ttl) {
         return join(client.acquire(resource, owner, ttl));
     }
 
-    public LockReply renew(String resource, String owner, Duration ttl, OptionalLong token) {
+    public Verdict renew(String resource, String owner, Duration ttl, OptionalLong token) {
         return join(client.renew(resource, owner, ttl, token));
     }
 
-    public LockReply release(String resource, String owner, OptionalLong token) {
+    public Verdict release(String resource, String owner, OptionalLong token) {
         return join(client.release(resource, owner, token));
     }
 
-    public LockReply status(String resource) {
+    public Verdict status(String resource) {
         return join(client.status(resource));
     }
 

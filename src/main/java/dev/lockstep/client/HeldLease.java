@@ -1,7 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.protocol.LockReply;
+import dev.lockstep.core.Verdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -102,11 +102,11 @@ public final class HeldLease implements AutoCloseable {
                     if (error != null) {
                         LOG.warn("renewing {} failed (will retry until {}): {}", lease.resource(), validUntil,
                                 error.getMessage());
-                    } else if (reply instanceof LockReply.Renewed renewed) {
+                    } else if (reply instanceof Verdict.Renewed renewed) {
                         renewed(renewed.lease(), sentAt);
-                    } else if (reply instanceof LockReply.NotFound) {
+                    } else if (reply instanceof Verdict.NotFound) {
                         lose(LeaseLost.Reason.NOT_FOUND);
-                    } else if (reply instanceof LockReply.Forbidden) {
+                    } else if (reply instanceof Verdict.Forbidden) {
                         lose(LeaseLost.Reason.FORBIDDEN);
                     } else {
                         LOG.warn("unexpected reply renewing {}: {}", lease.resource(), reply);

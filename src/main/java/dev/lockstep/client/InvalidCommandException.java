@@ -1,6 +1,6 @@
 package dev.lockstep.client;
 
-import dev.lockstep.protocol.Problem;
+import dev.lockstep.core.Problem;
 
 /** The worker answered {@code invalid}: the command itself is wrong, and retrying it cannot help. */
 public class InvalidCommandException extends LockClientException {

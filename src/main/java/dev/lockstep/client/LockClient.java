@@ -1,8 +1,8 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandEncoder;
-import dev.lockstep.protocol.LockReply;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -105,19 +105,19 @@ public final class LockClient implements AutoCloseable {
         return replies.partition();
     }
 
-    public CompletableFuture<LockReply> acquire(String resource, String owner, Duration ttl) {
+    public CompletableFuture<Verdict> acquire(String resource, String owner, Duration ttl) {
         return send(new Command.Acquire(newRequestId(), resource, owner, ttl)).thenApply(ReplyMessage::reply);
     }
 
-    public CompletableFuture<LockReply> renew(String resource, String owner, Duration ttl, OptionalLong token) {
+    public CompletableFuture<Verdict> renew(String resource, String owner, Duration ttl, OptionalLong token) {
         return send(new Command.Renew(newRequestId(), resource, owner, ttl, token)).thenApply(ReplyMessage::reply);
     }
 
-    public CompletableFuture<LockReply> release(String resource, String owner, OptionalLong token) {
+    public CompletableFuture<Verdict> release(String resource, String owner, OptionalLong token) {
         return send(new Command.Release(newRequestId(), resource, owner, token)).thenApply(ReplyMessage::reply);
     }
 
-    public CompletableFuture<LockReply> status(String resource) {
+    public CompletableFuture<Verdict> status(String resource) {
         return send(new Command.Status(newRequestId(), resource)).thenApply(ReplyMessage::reply);
     }
 

@@ -1,8 +1,8 @@
 package dev.lockstep.client;
 
 import dev.lockstep.kafka.KafkaSettings;
-import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
+import dev.lockstep.protocol.ReplyDecoder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,11 @@ package dev.lockstep.core;
 
 import java.time.Duration;
 
-/** What the arbiter decided for one valid command. ({@code invalid} never reaches the arbiter.) */
+/**
+ * Every answer a command can get, with exactly the data each carries: what the arbiter decides
+ * for a valid command, and {@link Invalid} for one that never reached it. Clients receive the
+ * same type, decoded from the reply.
+ */
 public sealed interface Verdict {
 
     Outcome outcome();
@@ -58,6 +62,14 @@ public sealed interface Verdict {
         @Override
         public Outcome outcome() {
             return Outcome.FORBIDDEN;
+        }
+    }
+
+    /** The command was rejected before arbitration; the problem names every bad field. */
+    record Invalid(Problem problem) implements Verdict {
+        @Override
+        public Outcome outcome() {
+            return Outcome.INVALID;
         }
     }
 }

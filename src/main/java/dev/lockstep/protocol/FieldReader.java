@@ -2,6 +2,7 @@ package dev.lockstep.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

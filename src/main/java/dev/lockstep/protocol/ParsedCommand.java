@@ -2,6 +2,8 @@ package dev.lockstep.protocol;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
+import dev.lockstep.core.Problem;
 import java.util.List;
 import java.util.Optional;
 

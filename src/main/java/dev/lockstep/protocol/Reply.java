@@ -2,7 +2,9 @@ package dev.lockstep.protocol;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import java.util.Optional;
 

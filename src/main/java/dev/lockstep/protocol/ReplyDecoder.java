@@ -2,7 +2,10 @@ package dev.lockstep.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Problem;
+import dev.lockstep.core.Verdict;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,7 +24,7 @@ public final class ReplyDecoder {
      *
      * @param json the reply exactly as the worker wrote it
      */
-    public record ReplyMessage(String requestId, LockReply reply, String json) {
+    public record ReplyMessage(String requestId, Verdict reply, String json) {
     }
 
     private ReplyDecoder() {
@@ -39,17 +42,17 @@ public final class ReplyDecoder {
         }
     }
 
-    private static Optional<LockReply> typed(JsonNode json) {
+    private static Optional<Verdict> typed(JsonNode json) {
         return switch (json.path("outcome").asText()) {
-            case "acquired" -> Optional.of(new LockReply.Acquired(lease(json.path("lock"))));
-            case "not_acquired" -> Optional.of(new LockReply.NotAcquired(
+            case "acquired" -> Optional.of(new Verdict.Acquired(lease(json.path("lock"))));
+            case "not_acquired" -> Optional.of(new Verdict.NotAcquired(
                     Duration.ofMillis(json.path("retry_after_ms").asLong())));
-            case "renewed" -> Optional.of(new LockReply.Renewed(lease(json.path("lock"))));
-            case "released" -> Optional.of(new LockReply.Released());
-            case "locked" -> Optional.of(new LockReply.Locked(lease(json.path("lock"))));
-            case "not_found" -> Optional.of(new LockReply.NotFound());
-            case "forbidden" -> Optional.of(new LockReply.Forbidden());
-            case "invalid" -> Optional.of(new LockReply.Invalid(problem(json.path("problem"))));
+            case "renewed" -> Optional.of(new Verdict.Renewed(lease(json.path("lock"))));
+            case "released" -> Optional.of(new Verdict.Released());
+            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock"))));
+            case "not_found" -> Optional.of(new Verdict.NotFound());
+            case "forbidden" -> Optional.of(new Verdict.Forbidden());
+            case "invalid" -> Optional.of(new Verdict.Invalid(problem(json.path("problem"))));
             default -> Optional.empty();
         };
     }

@@ -3,7 +3,9 @@ package dev.lockstep.protocol;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -37,7 +39,7 @@ public final class ReplyEncoder {
                 writeVerdict(json, decided.verdict());
             } else if (reply instanceof Reply.Rejected rejected) {
                 writeHeader(json, rejected.type(), rejected.resource(), reply);
-                writeProblem(json, rejected.problem());
+                writeVerdict(json, new Verdict.Invalid(rejected.problem()));
             }
             json.writeEndObject();
         } catch (IOException e) {
@@ -64,6 +66,8 @@ public final class ReplyEncoder {
             writeLease(json, renewed.lease());
         } else if (verdict instanceof Verdict.Locked locked) {
             writeLease(json, locked.lease());
+        } else if (verdict instanceof Verdict.Invalid invalid) {
+            writeProblem(json, invalid.problem());
         }
     }
 

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
-import dev.lockstep.protocol.LockReply;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.File;
@@ -79,7 +79,7 @@ class ExecIT {
         assertThat(lines.get(2)).startsWith("start ");
         assertThat(lines.get(3)).isEqualTo("end " + secondToken);
         assertThat(Long.parseLong(secondToken)).isGreaterThan(Long.parseLong(firstToken));
-        assertThat(client.blocking().status("nightly-report")).isEqualTo(new LockReply.NotFound());
+        assertThat(client.blocking().status("nightly-report")).isEqualTo(new Verdict.NotFound());
     }
 
     @Test
@@ -91,7 +91,7 @@ class ExecIT {
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log) && Files.readString(log).contains("running"));
         // Someone using the same owner name ends the lease; the next renewal is answered not_found.
         assertThat(client.blocking().release("fragile", "runner-a", OptionalLong.empty()))
-                .isEqualTo(new LockReply.Released());
+                .isEqualTo(new Verdict.Released());
         assertThat(exitCode(exec)).isEqualTo(ExitCodes.LEASE_LOST);
         assertThat(Files.readAllLines(log)).containsExactly("running", "TERM");
     }

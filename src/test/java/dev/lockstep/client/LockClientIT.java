@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.protocol.LockReply;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
@@ -59,15 +59,15 @@ class LockClientIT {
         try (HeldLease lease = acquire(client, "renew-10s", "w", Duration.ofSeconds(2))) {
             Instant end = Instant.now().plusSeconds(10);
             while (Instant.now().isBefore(end)) {
-                LockReply status = client.blocking().status("renew-10s");
-                assertThat(status).isInstanceOf(LockReply.Locked.class);
-                assertThat(((LockReply.Locked) status).lease().fencingToken()).isEqualTo(lease.fencingToken());
+                Verdict status = client.blocking().status("renew-10s");
+                assertThat(status).isInstanceOf(Verdict.Locked.class);
+                assertThat(((Verdict.Locked) status).lease().fencingToken()).isEqualTo(lease.fencingToken());
                 Thread.sleep(500);
             }
             assertThat(lease.isLost()).isFalse();
             assertThat(lease.expiresAt()).isAfter(Instant.now());
         }
-        assertThat(client.blocking().status("renew-10s")).isEqualTo(new LockReply.NotFound());
+        assertThat(client.blocking().status("renew-10s")).isEqualTo(new Verdict.NotFound());
     }
 
     @Test
@@ -81,7 +81,7 @@ class LockClientIT {
         HeldLease next = acquire(client, "paused", "other", Duration.ofSeconds(5));
         assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
         lease.close(); // lost: no release is sent, so the new holder keeps its lease
-        assertThat(client.blocking().status("paused")).isInstanceOf(LockReply.Locked.class);
+        assertThat(client.blocking().status("paused")).isInstanceOf(Verdict.Locked.class);
         next.close();
     }
 
@@ -90,7 +90,7 @@ class LockClientIT {
         HeldLease lease = acquire(client, "released-elsewhere", "w", Duration.ofSeconds(3));
         // The owner name is only a claim: another process using it can release the lease.
         assertThat(client.blocking().release("released-elsewhere", "w", OptionalLong.empty()))
-                .isEqualTo(new LockReply.Released());
+                .isEqualTo(new Verdict.Released());
         assertThat(lease.lost().get(10, TimeUnit.SECONDS).reason()).isEqualTo(LeaseLost.Reason.NOT_FOUND);
     }
 
@@ -103,7 +103,7 @@ class LockClientIT {
         TopicNames topics = new TopicNames(unserved, env.topics().replies(), env.topics().deadLetters());
         try (LockClient lonely = LockClient.start(settings().withTopics(topics)
                 .withRequestTimeout(Duration.ofMillis(800)))) {
-            CompletableFuture<LockReply> reply = lonely.status("nobody-home");
+            CompletableFuture<Verdict> reply = lonely.status("nobody-home");
             assertThatThrownBy(reply::join).isInstanceOf(CompletionException.class)
                     .hasCauseInstanceOf(LockTimeoutException.class);
             assertThatThrownBy(() -> lonely.blocking().status("nobody-home")).isInstanceOf(LockTimeoutException.class);
@@ -113,13 +113,13 @@ class LockClientIT {
 
     @Test
     void aThousandConcurrentRequestsAreAllAnsweredAndCorrelated() {
-        List<CompletableFuture<LockReply>> replies = IntStream.range(0, 1000)
+        List<CompletableFuture<Verdict>> replies = IntStream.range(0, 1000)
                 .mapToObj(i -> client.acquire("many-" + i, "owner-" + i, Duration.ofSeconds(30)))
                 .toList();
         for (int i = 0; i < replies.size(); i++) {
-            LockReply reply = replies.get(i).join();
-            assertThat(reply).isInstanceOf(LockReply.Acquired.class);
-            Lease lease = ((LockReply.Acquired) reply).lease();
+            Verdict reply = replies.get(i).join();
+            assertThat(reply).isInstanceOf(Verdict.Acquired.class);
+            Lease lease = ((Verdict.Acquired) reply).lease();
             assertThat(lease.resource()).isEqualTo("many-" + i);
             assertThat(lease.owner()).isEqualTo("owner-" + i);
         }
@@ -144,7 +144,7 @@ class LockClientIT {
         List<CompletableFuture<dev.lockstep.protocol.ReplyDecoder.ReplyMessage>> futures = ids.stream()
                 .map(id -> c.send(new dev.lockstep.core.Command.Status(id, prefix + "-" + id)))
                 .toList();
-        futures.forEach(f -> assertThat(f.join().reply()).isEqualTo(new LockReply.NotFound()));
+        futures.forEach(f -> assertThat(f.join().reply()).isEqualTo(new Verdict.NotFound()));
         return ids;
     }
 
@@ -161,7 +161,7 @@ class LockClientIT {
             for (String junk : List.of("not json", "{\"request_id\":\"nobody\",\"outcome\":\"released\"}", first.json())) {
                 env.send(env.topics().replies(), 0, null, junk.getBytes(StandardCharsets.UTF_8), null);
             }
-            assertThat(c.blocking().status("dup")).isEqualTo(new LockReply.NotFound());
+            assertThat(c.blocking().status("dup")).isEqualTo(new Verdict.NotFound());
             await().atMost(Duration.ofSeconds(5)).until(() -> c.waiting() == 0);
         }
     }
@@ -196,7 +196,7 @@ class LockClientIT {
         Optional<Long> token = client.withLock("with", "w", Duration.ofSeconds(5), Duration.ZERO,
                 lease -> lease.fencingToken());
         assertThat(token).isPresent();
-        assertThat(client.blocking().status("with")).isEqualTo(new LockReply.NotFound());
+        assertThat(client.blocking().status("with")).isEqualTo(new Verdict.NotFound());
     }
 
     @Test

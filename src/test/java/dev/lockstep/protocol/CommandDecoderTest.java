@@ -1,5 +1,6 @@
 package dev.lockstep.protocol;
 
+import dev.lockstep.core.FieldError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Command;

@@ -1,5 +1,7 @@
 package dev.lockstep.protocol;
 
+import dev.lockstep.core.FieldError;
+import dev.lockstep.core.Problem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Command;
@@ -60,10 +62,10 @@ class ReplyEncoderTest {
                 new Reply.Decided(ACQUIRE, new Verdict.NotFound()),
                 new Reply.Decided(ACQUIRE, new Verdict.Forbidden()),
                 new Reply.Rejected("q1", Optional.empty(), Optional.empty(), problem));
-        List<LockReply> expected = List.of(new LockReply.Acquired(lease),
-                new LockReply.NotAcquired(Duration.ofMillis(250)), new LockReply.Renewed(lease),
-                new LockReply.Released(), new LockReply.Locked(lease), new LockReply.NotFound(),
-                new LockReply.Forbidden(), new LockReply.Invalid(problem));
+        List<Verdict> expected = List.of(new Verdict.Acquired(lease),
+                new Verdict.NotAcquired(Duration.ofMillis(250)), new Verdict.Renewed(lease),
+                new Verdict.Released(), new Verdict.Locked(lease), new Verdict.NotFound(),
+                new Verdict.Forbidden(), new Verdict.Invalid(problem));
         for (int i = 0; i < replies.size(); i++) {
             byte[] bytes = ReplyEncoder.encode(replies.get(i));
             ReplyDecoder.ReplyMessage message = ReplyDecoder.decode(bytes).orElseThrow();

@@ -1,4 +1,4 @@
-package dev.lockstep.protocol;
+package dev.lockstep.core;
 
 import java.util.List;
 import java.util.stream.Collectors;
