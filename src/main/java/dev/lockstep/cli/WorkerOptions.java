@@ -4,6 +4,7 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.worker.Retention;
 import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Duration;
@@ -43,12 +44,23 @@ final class WorkerOptions {
             description = "Larger command records are dead-lettered unread. Default: ${DEFAULT-VALUE}.")
     int maxValueBytes;
 
+    @Option(names = "--lease-retention", paramLabel = "SECONDS", defaultValue = "3600",
+            description = "Ended leases are removed this long after they end. Default: ${DEFAULT-VALUE}.")
+    long leaseRetentionSeconds;
+
+    @Option(names = "--request-retention", paramLabel = "SECONDS", defaultValue = "86400",
+            description = "A request ID is remembered (retries answered, not re-applied) this long. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long requestRetentionSeconds;
+
     DatabaseSettings database() {
         return new DatabaseSettings(dbUrl, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), dbPoolSize);
     }
 
     WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {
         return new WorkerSettings(kafka, topics, groupId, new TopicAllowList(replyAllowList),
-                new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes));
+                new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes),
+                new Retention(Duration.ofSeconds(leaseRetentionSeconds), Duration.ofSeconds(requestRetentionSeconds),
+                        Retention.DEFAULT.interval(), Retention.DEFAULT.batchSize()));
     }
 }

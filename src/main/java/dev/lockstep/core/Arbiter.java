@@ -31,12 +31,20 @@ public final class Arbiter {
     }
 
     public static Decision decide(Command command, Optional<Lease> latest, Instant now) {
+        return decide(command, latest, now, 0);
+    }
+
+    /**
+     * @param tokenFloor a token at least as large as any ever issued for a resource whose lease
+     *     row has since been removed; a new lease's token exceeds both it and the latest lease's
+     */
+    public static Decision decide(Command command, Optional<Lease> latest, Instant now, long tokenFloor) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(latest, "latest");
         Objects.requireNonNull(now, "now");
         Optional<Lease> live = latest.filter(lease -> lease.isLiveAt(now));
         if (command instanceof Command.Acquire acquire) {
-            return acquire(acquire, latest, live, now);
+            return acquire(acquire, latest, live, now, tokenFloor);
         } else if (command instanceof Command.Renew renew) {
             return renew(renew, live, now);
         } else if (command instanceof Command.Release release) {
@@ -47,7 +55,8 @@ public final class Arbiter {
         throw new IllegalArgumentException("unknown command " + command.getClass());
     }
 
-    private static Decision acquire(Command.Acquire cmd, Optional<Lease> latest, Optional<Lease> live, Instant now) {
+    private static Decision acquire(Command.Acquire cmd, Optional<Lease> latest, Optional<Lease> live, Instant now,
+            long tokenFloor) {
         Instant expiry = now.plus(cmd.ttl());
         if (live.isPresent()) {
             Lease current = live.get();
@@ -57,7 +66,7 @@ public final class Arbiter {
             Lease extended = current.withExpiry(expiry);
             return Decision.changed(new Verdict.Acquired(extended), extended);
         }
-        long token = latest.map(Lease::fencingToken).orElse(0L) + 1;
+        long token = Math.max(latest.map(Lease::fencingToken).orElse(0L), tokenFloor) + 1;
         Lease granted = new Lease(cmd.resource(), cmd.owner(), token, now, expiry);
         return Decision.changed(new Verdict.Acquired(granted), granted);
     }

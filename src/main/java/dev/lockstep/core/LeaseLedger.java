@@ -20,14 +20,25 @@ public final class LeaseLedger {
 
     private final Map<String, Lease> latest;
     private final Map<String, Lease> writes = new LinkedHashMap<>();
+    private final long tokenFloor;
 
     /** @param loaded the stored leases of (at least) every resource the batch will touch */
     public LeaseLedger(Map<String, Lease> loaded) {
+        this(loaded, 0);
+    }
+
+    /**
+     * @param loaded the stored leases of (at least) every resource the batch will touch
+     * @param tokenFloor see {@link Arbiter#decide(Command, Optional, Instant, long)}
+     */
+    public LeaseLedger(Map<String, Lease> loaded, long tokenFloor) {
         this.latest = new HashMap<>(loaded);
+        this.tokenFloor = tokenFloor;
     }
 
     public Decision apply(Command command, Instant now) {
-        Decision decision = Arbiter.decide(command, Optional.ofNullable(latest.get(command.resource())), now);
+        Decision decision = Arbiter.decide(command, Optional.ofNullable(latest.get(command.resource())), now,
+                tokenFloor);
         decision.write().ifPresent(lease -> {
             latest.put(lease.resource(), lease);
             writes.put(lease.resource(), lease);

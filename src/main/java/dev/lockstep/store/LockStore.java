@@ -12,6 +12,13 @@ public interface LockStore extends AutoCloseable {
      */
     <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work);
 
+    /**
+     * Removes up to {@code limit} lease rows that ended before {@code leasesEndedBefore} and up to
+     * {@code limit} request-log rows applied before {@code repliesAppliedBefore}, in one short
+     * transaction that skips rows a batch has locked. Call it again while it returns full batches.
+     */
+    SweepResult sweep(java.time.Instant leasesEndedBefore, java.time.Instant repliesAppliedBefore, int limit);
+
     @Override
     void close();
 }

@@ -19,6 +19,13 @@ public interface PartitionTransaction {
     /** The latest lease of each resource that has one, locked for update until the transaction ends. */
     Map<String, Lease> leasesForUpdate(Collection<String> resources);
 
+    /**
+     * The largest fencing token of any lease row the sweeper removed. Read it after
+     * {@link #leasesForUpdate}: a row missing there was removed by a sweep that had already
+     * committed, and so had already raised this floor.
+     */
+    long tokenFloor();
+
     /** Writes the batch's changed leases, its new replies and the partition's new progress. */
     void save(Collection<Lease> leases, Collection<StoredReply> replies, PartitionProgress progress);
 }

@@ -3,7 +3,12 @@ package dev.lockstep.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -63,6 +68,44 @@ public final class PostgresLockStore implements LockStore {
             }
         } catch (SQLException e) {
             throw new StoreException("batch on " + partition + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    // SKIP LOCKED: a lease that a batch is deciding on right now is left for the next sweep, so
+    // the sweeper never waits for, or blocks, the hot path.
+    private static final String SWEEP_LEASES =
+            "WITH doomed AS (SELECT resource FROM distributed_locks WHERE expires_at < ? ORDER BY expires_at LIMIT ? "
+                    + "FOR UPDATE SKIP LOCKED), "
+                    + "gone AS (DELETE FROM distributed_locks d USING doomed WHERE d.resource = doomed.resource "
+                    + "RETURNING d.fencing_token) "
+                    + "UPDATE fencing_floor SET floor = GREATEST(floor, (SELECT COALESCE(MAX(fencing_token), 0) FROM gone)) "
+                    + "RETURNING (SELECT count(*) FROM gone)";
+    private static final String SWEEP_REPLIES =
+            "DELETE FROM request_log WHERE request_id IN (SELECT request_id FROM request_log WHERE applied_at < ? "
+                    + "ORDER BY applied_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+
+    @Override
+    public SweepResult sweep(Instant leasesEndedBefore, Instant repliesAppliedBefore, int limit) {
+        try (Connection connection = dataSource.getConnection()) {
+            try (PreparedStatement leases = connection.prepareStatement(SWEEP_LEASES);
+                    PreparedStatement replies = connection.prepareStatement(SWEEP_REPLIES)) {
+                leases.setObject(1, OffsetDateTime.ofInstant(leasesEndedBefore, ZoneOffset.UTC));
+                leases.setInt(2, limit);
+                int removedLeases;
+                try (ResultSet rs = leases.executeQuery()) {
+                    removedLeases = rs.next() ? rs.getInt(1) : 0;
+                }
+                replies.setObject(1, OffsetDateTime.ofInstant(repliesAppliedBefore, ZoneOffset.UTC));
+                replies.setInt(2, limit);
+                int removedReplies = replies.executeUpdate();
+                connection.commit();
+                return new SweepResult(removedLeases, removedReplies);
+            } catch (SQLException e) {
+                rollbackQuietly(connection, e);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new StoreException("sweeping ended leases and old replies failed: " + e.getMessage(), e);
         }
     }
 

@@ -58,6 +58,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     + " FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) "
                     + "AS u(resource, owner, token, acq, exp) ON CONFLICT (resource) DO NOTHING";
 
+    private static final String SELECT_FLOOR = "SELECT floor FROM fencing_floor";
+
     private final Connection connection;
     private final PartitionId partition;
     private final Map<String, Long> seenTokens = new HashMap<>();
@@ -136,6 +138,16 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             return leases;
         } catch (SQLException e) {
             throw fail("reading leases", e);
+        }
+    }
+
+    @Override
+    public long tokenFloor() {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_FLOOR);
+                ResultSet rs = select.executeQuery()) {
+            return rs.next() ? rs.getLong(1) : 0;
+        } catch (SQLException e) {
+            throw fail("reading the token floor", e);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.lockstep.worker;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandClock;
 import dev.lockstep.core.Decision;
+import dev.lockstep.core.Lease;
 import dev.lockstep.core.LeaseLedger;
 import dev.lockstep.protocol.Fingerprint;
 import dev.lockstep.protocol.Reply;
@@ -68,7 +69,10 @@ final class BatchProcessor {
             }
         }
         Map<String, StoredReply> known = new HashMap<>(tx.storedReplies(requestIds));
-        LeaseLedger ledger = new LeaseLedger(tx.leasesForUpdate(resources));
+        Map<String, Lease> leases = tx.leasesForUpdate(resources);
+        // Only a resource without a row can need the floor; read after the leases (see tokenFloor).
+        long tokenFloor = leases.keySet().containsAll(resources) ? 0 : tx.tokenFloor();
+        LeaseLedger ledger = new LeaseLedger(leases, tokenFloor);
         CommandClock commandClock = new CommandClock(progress.lastNow());
         Instant workerNow = clock.instant();
         List<StoredReply> newReplies = new ArrayList<>();

@@ -57,12 +57,14 @@ public final class Worker implements AutoCloseable {
     private final Admin admin;
     private final BatchProcessor processor;
     private final OutboundPublisher publisher;
+    private final Sweeper sweeper;
     private final Backoff backoff = new Backoff();
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private Worker(WorkerSettings settings, KafkaConsumer<byte[], byte[]> consumer,
-            KafkaProducer<byte[], byte[]> producer, Admin admin, BatchProcessor processor) {
+            KafkaProducer<byte[], byte[]> producer, Admin admin, BatchProcessor processor, Sweeper sweeper) {
+        this.sweeper = sweeper;
         this.settings = settings;
         this.consumer = consumer;
         this.producer = producer;
@@ -93,7 +95,8 @@ public final class Worker implements AutoCloseable {
         ReplyRouter router = new ReplyRouter(settings.topics().replies(), settings.replyTopics(),
                 new AdminTopicCatalog(admin, clock));
         Triage triage = new Triage(new CommandDecoder(settings.limits()), router);
-        return new Worker(settings, consumer, producer, admin, new BatchProcessor(store, triage, clock));
+        return new Worker(settings, consumer, producer, admin, new BatchProcessor(store, triage, clock),
+                new Sweeper(store, settings.retention(), clock));
     }
 
     /**
@@ -105,8 +108,10 @@ public final class Worker implements AutoCloseable {
     }
 
     public void run() {
-        LOG.info("worker starting: {}, topics {}, group {}, reply allow-list {}, limits {}", settings.kafka(),
-                settings.topics(), settings.groupId(), settings.replyTopics().entries(), settings.limits());
+        LOG.info("worker starting: {}, topics {}, group {}, reply allow-list {}, limits {}, retention {}",
+                settings.kafka(), settings.topics(), settings.groupId(), settings.replyTopics().entries(),
+                settings.limits(), settings.retention());
+        sweeper.start();
         consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
         try {
             while (stopRequested.getCount() > 0) {
@@ -182,6 +187,7 @@ public final class Worker implements AutoCloseable {
 
     @Override
     public void close() {
+        sweeper.close();
         consumer.close();
         producer.close();
         admin.close();

@@ -10,7 +10,7 @@ import java.util.Objects;
  * itself be allowed, or every command without {@code reply_to} would be dead-lettered.
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
-        Limits limits) {
+        Limits limits, Retention retention) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
 
@@ -20,6 +20,7 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(replyTopics, "replyTopics");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(retention, "retention");
         if (groupId.isBlank()) {
             throw new IllegalArgumentException("the consumer group id must not be empty");
         }
@@ -35,14 +36,14 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
-                Limits.defaults());
+                Limits.defaults(), Retention.DEFAULT);
     }
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
-        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits);
+        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
-        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits);
+        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention);
     }
 }

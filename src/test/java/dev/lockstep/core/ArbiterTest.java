@@ -83,6 +83,15 @@ class ArbiterTest {
         }
 
         @Test
+        void aNewLeaseRisesAboveTheFloorOfRemovedRows() {
+            assertThat(Arbiter.decide(acquire("a"), Optional.empty(), T0, 41).write())
+                    .map(Lease::fencingToken).contains(42L);
+            Lease old = lease("a", 50, T0.minusSeconds(60), T0.minusSeconds(30));
+            assertThat(Arbiter.decide(acquire("b"), Optional.of(old), T0, 41).write())
+                    .map(Lease::fencingToken).contains(51L);
+        }
+
+        @Test
         void ownersAreComparedExactly() {
             Decision d = Arbiter.decide(acquire("A"), Optional.of(HELD_BY_A), T0);
             assertThat(d.verdict()).isInstanceOf(Verdict.NotAcquired.class);

@@ -18,14 +18,14 @@ class WorkerSettingsTest {
     @Test
     void theDefaultReplyTopicMustBeAllowed() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults()))
+                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT))
                 .hasMessageContaining("not on the reply allow-list");
     }
 
     @Test
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.*")), Limits.defaults()))
+                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT))
                 .hasMessageContaining("must not allow the command or dead-letter topic");
     }
 
