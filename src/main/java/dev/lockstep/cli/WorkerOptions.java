@@ -25,8 +25,12 @@ final class WorkerOptions {
     @Option(names = "--db-password", description = "Overrides the password in the URL; prefer LOCKSTEP_DB_PASSWORD.")
     String dbPassword;
 
-    @Option(names = "--db-pool-size", defaultValue = "4", description = "Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--db-pool-size", defaultValue = "13", description = "Database connections. Default: ${DEFAULT-VALUE}.")
     int dbPoolSize;
+
+    @Option(names = "--apply-threads", defaultValue = "12", description = "Partition batches applied side by side, "
+            + "each on its own connection (keep it below --db-pool-size). Default: ${DEFAULT-VALUE}.")
+    int applyThreads;
 
     @Option(names = "--group-id", defaultValue = WorkerSettings.DEFAULT_GROUP, description = "Default: ${DEFAULT-VALUE}.")
     String groupId;
@@ -61,6 +65,7 @@ final class WorkerOptions {
         return new WorkerSettings(kafka, topics, groupId, new TopicAllowList(replyAllowList),
                 new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes),
                 new Retention(Duration.ofSeconds(leaseRetentionSeconds), Duration.ofSeconds(requestRetentionSeconds),
-                        Retention.DEFAULT.interval(), Retention.DEFAULT.batchSize()));
+                        Retention.DEFAULT.interval(), Retention.DEFAULT.batchSize()),
+                applyThreads);
     }
 }

@@ -15,6 +15,8 @@ import java.util.Optional;
 public record DatabaseSettings(String jdbcUrl, Optional<String> user, Optional<String> password, int poolSize) {
 
     public static final String DEFAULT_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
+    /** One connection per partition batch applied side by side (12 partitions by default), plus the sweeper's. */
+    public static final int DEFAULT_POOL_SIZE = 13;
 
     public DatabaseSettings {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
@@ -28,7 +30,16 @@ public record DatabaseSettings(String jdbcUrl, Optional<String> user, Optional<S
     }
 
     public static DatabaseSettings of(String jdbcUrl) {
-        return new DatabaseSettings(jdbcUrl, Optional.empty(), Optional.empty(), 4);
+        return new DatabaseSettings(jdbcUrl, Optional.empty(), Optional.empty(), DEFAULT_POOL_SIZE);
+    }
+
+    /** The same server and credentials, another database. */
+    public DatabaseSettings withDatabase(String database) {
+        if (!database.matches("[a-z_][a-z0-9_]*")) {
+            throw new IllegalArgumentException("not a plain database name: " + database);
+        }
+        return new DatabaseSettings(jdbcUrl.replaceFirst("(jdbc:postgresql://[^/?]+/)[^?]*", "$1" + database), user,
+                password, poolSize);
     }
 
     @Override

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * may have died before the broker acknowledged them. A {@code request_id} seen before is handled
  * the same way, wherever it was first applied.
  */
-final class BatchProcessor {
+final class BatchProcessor implements RecordProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchProcessor.class);
 
@@ -49,8 +49,8 @@ final class BatchProcessor {
         this.clock = clock;
     }
 
-    /** @param records one partition's records, in offset order */
-    List<Outbound> process(PartitionId partition, List<Inbound> records) {
+    @Override
+    public List<Outbound> process(PartitionId partition, List<Inbound> records) {
         List<Triaged> triaged = records.stream().map(triage::triage).toList();
         return store.inPartition(partition, tx -> apply(partition, records, triaged, tx));
     }

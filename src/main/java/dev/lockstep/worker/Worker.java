@@ -50,31 +50,42 @@ public final class Worker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
     private static final Duration POLL_TIMEOUT = Duration.ofMillis(200);
+    /** While batches run, poll often: a finished batch's partition is resumed on the next poll. */
+    private static final Duration BUSY_POLL_TIMEOUT = Duration.ofMillis(2);
 
     private final WorkerSettings settings;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaProducer<byte[], byte[]> producer;
     private final Admin admin;
-    private final BatchProcessor processor;
+    private final RecordProcessor processor;
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final Backoff backoff = new Backoff();
+    /** Offsets applied but perhaps not yet committed (commits are asynchronous); poll thread only. */
+    private final Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
+    private PartitionPipeline pipeline;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Worker(WorkerSettings settings, KafkaConsumer<byte[], byte[]> consumer,
-            KafkaProducer<byte[], byte[]> producer, Admin admin, BatchProcessor processor, Sweeper sweeper) {
+    private Worker(WorkerSettings settings, KafkaConsumer<byte[], byte[]> consumer, Admin admin,
+            RecordProcessor processor, OutboundPublisher publisher, Sweeper sweeper,
+            KafkaProducer<byte[], byte[]> producer) {
         this.sweeper = sweeper;
         this.settings = settings;
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
         this.processor = processor;
-        this.publisher = new OutboundPublisher(producer, settings.topics().deadLetters());
+        this.publisher = publisher;
     }
 
     /** Creates the Kafka clients (which start their own I/O threads); does not poll yet. */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock) {
+        return connect(settings, store, clock, ApplyMode.BATCH);
+    }
+
+    /** As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says. */
+    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.kafka().with(Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
@@ -95,8 +106,19 @@ public final class Worker implements AutoCloseable {
         ReplyRouter router = new ReplyRouter(settings.topics().replies(), settings.replyTopics(),
                 new AdminTopicCatalog(admin, clock));
         Triage triage = new Triage(new CommandDecoder(settings.limits()), router);
-        return new Worker(settings, consumer, producer, admin, new BatchProcessor(store, triage, clock),
-                new Sweeper(store, settings.retention(), clock));
+        BatchProcessor batches = new BatchProcessor(store, triage, clock);
+        OutboundPublisher publisher = new OutboundPublisher(producer, settings.topics().deadLetters());
+        RecordProcessor processor = switch (mode) {
+            case BATCH -> batches;
+            // The seed's design: each command its own transaction, answered right after it.
+            case PER_COMMAND -> (partition, records) -> {
+                records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record))));
+                return List.of();
+            };
+            case ECHO -> new EchoProcessor(triage);
+        };
+        return new Worker(settings, consumer, admin, processor, publisher,
+                new Sweeper(store, settings.retention(), clock), producer);
     }
 
     /**
@@ -108,15 +130,18 @@ public final class Worker implements AutoCloseable {
     }
 
     public void run() {
-        LOG.info("worker starting: {}, topics {}, group {}, reply allow-list {}, limits {}, retention {}",
-                settings.kafka(), settings.topics(), settings.groupId(), settings.replyTopics().entries(),
-                settings.limits(), settings.retention());
+        LOG.info("worker starting: {}, topics {}, group {}, reply allow-list {}, limits {}, retention {}, "
+                + "apply threads {}", settings.kafka(), settings.topics(), settings.groupId(),
+                settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
-        consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
-        try {
+        try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads())) {
+            pipeline = batches;
+            consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }
+            settle(pipeline.awaitAll());
+            commitNow(List.copyOf(applied.keySet()));
         } finally {
             LOG.info("worker stopped");
             stopped.countDown();
@@ -124,27 +149,40 @@ public final class Worker implements AutoCloseable {
     }
 
     private void pollOnce() {
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(POLL_TIMEOUT);
-        if (records.isEmpty()) {
+        ConsumerRecords<byte[], byte[]> records = consumer.poll(pipeline.isBusy() ? BUSY_POLL_TIMEOUT : POLL_TIMEOUT);
+        for (TopicPartition tp : records.partitions()) {
+            pipeline.submit(tp, records.records(tp));
+            consumer.pause(List.of(tp));
+        }
+        settle(pipeline.harvest());
+    }
+
+    /** Commits what was applied, rewinds what failed, and resumes the partitions. */
+    private void settle(List<PartitionPipeline.Settled> settled) {
+        if (settled.isEmpty()) {
             return;
         }
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
         boolean failed = false;
-        for (TopicPartition tp : records.partitions()) {
-            List<ConsumerRecord<byte[], byte[]>> batch = records.records(tp);
-            try {
-                List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()),
-                        batch.stream().map(Inbound::of).toList());
-                publisher.publishAll(out);
-                done.put(tp, new OffsetAndMetadata(batch.get(batch.size() - 1).offset() + 1));
-            } catch (StoreException | KafkaException e) {
-                LOG.error("batch {} offsets {}..{} failed, will retry: {}", tp, batch.get(0).offset(),
-                        batch.get(batch.size() - 1).offset(), e.getMessage());
-                consumer.seek(tp, batch.get(0).offset());
+        for (PartitionPipeline.Settled batch : settled) {
+            if (batch.ok()) {
+                done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
+            } else {
+                consumer.seek(batch.partition(), batch.firstOffset());
                 failed = true;
             }
         }
-        commit(done);
+        applied.putAll(done);
+        consumer.resume(settled.stream().map(PartitionPipeline.Settled::partition)
+                .filter(consumer.assignment()::contains).toList());
+        // Asynchronous: the database's progress row, not the offset, is what prevents a second
+        // application, so a lost or late commit only costs replies sent again.
+        consumer.commitAsync(done, (offsets, error) -> {
+            if (error != null) {
+                LOG.warn("committing offsets failed (records will be redelivered and answered again): {}",
+                        error.getMessage());
+            }
+        });
         if (failed) {
             pause(backoff.next());
         } else {
@@ -152,15 +190,21 @@ public final class Worker implements AutoCloseable {
         }
     }
 
-    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+    /** Commits the latest applied offsets before partitions are handed over or the worker stops. */
+    private void commitNow(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        partitions.forEach(tp -> {
+            OffsetAndMetadata offset = applied.remove(tp);
+            if (offset != null) {
+                offsets.put(tp, offset);
+            }
+        });
         if (offsets.isEmpty()) {
             return;
         }
         try {
             consumer.commitSync(offsets);
         } catch (KafkaException e) {
-            // The batch is applied and answered; the database's progress row makes a redelivery
-            // harmless, so a lost commit only costs replies sent again.
             LOG.warn("committing offsets {} failed (records will be redelivered and answered again): {}", offsets,
                     e.getMessage());
         }
@@ -201,12 +245,17 @@ public final class Worker implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            // Batches run inside poll's caller, so none is in flight here; nothing to hand over.
+            // Finish what runs for these partitions, then hand over their offsets.
+            pipeline.await(partitions).stream().filter(PartitionPipeline.Settled::ok).forEach(batch ->
+                    applied.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset())));
+            commitNow(partitions);
             LOG.info("partitions revoked: {}", partitions);
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            pipeline.await(partitions);
+            partitions.forEach(applied::remove);
             LOG.warn("partitions lost (another worker may own them now): {}", partitions);
         }
     }

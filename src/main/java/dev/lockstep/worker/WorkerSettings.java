@@ -10,9 +10,11 @@ import java.util.Objects;
  * itself be allowed, or every command without {@code reply_to} would be dead-lettered.
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
-        Limits limits, Retention retention) {
+        Limits limits, Retention retention, int applyThreads) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
+    /** Partition batches applied side by side; each holds one database connection while it runs. */
+    public static final int DEFAULT_APPLY_THREADS = 12;
 
     public WorkerSettings {
         Objects.requireNonNull(kafka, "kafka");
@@ -21,6 +23,9 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(replyTopics, "replyTopics");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(retention, "retention");
+        if (applyThreads < 1) {
+            throw new IllegalArgumentException("apply threads must be at least 1: " + applyThreads);
+        }
         if (groupId.isBlank()) {
             throw new IllegalArgumentException("the consumer group id must not be empty");
         }
@@ -36,14 +41,14 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
-                Limits.defaults(), Retention.DEFAULT);
+                Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS);
     }
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
-        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention);
+        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
-        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention);
+        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads);
     }
 }

@@ -18,14 +18,14 @@ class WorkerSettingsTest {
     @Test
     void theDefaultReplyTopicMustBeAllowed() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT))
+                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4))
                 .hasMessageContaining("not on the reply allow-list");
     }
 
     @Test
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT))
+                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4))
                 .hasMessageContaining("must not allow the command or dead-letter topic");
     }
 

@@ -1,0 +1,185 @@
+package dev.lockstep.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.lockstep.core.Command;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PostgresLockStore;
+import dev.lockstep.topics.TopicApplier;
+import dev.lockstep.topics.TopicSpec;
+import dev.lockstep.topics.TopicSpecs;
+import dev.lockstep.worker.ApplyMode;
+import dev.lockstep.worker.TopicAllowList;
+import dev.lockstep.worker.Worker;
+import dev.lockstep.worker.WorkerSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+
+/**
+ * Runs the three modes (echo, per-command, lockstep) against one broker and one database, in one
+ * run, so that their figures can be compared as ratios.
+ */
+public final class Benchmark {
+
+    /** What to measure. */
+    public record Plan(List<ApplyMode> modes, List<Scenario> scenarios, List<Integer> fixedRates, Duration warmup,
+            Duration measure, int partitions) {
+    }
+
+    /** @param prefill live leases put in the table before the run (one per resource) */
+    public record Scenario(String name, int resources, boolean prefill) {
+    }
+
+    /** Every mode, baselines first. */
+    public static final List<ApplyMode> MODES = List.of(ApplyMode.ECHO, ApplyMode.PER_COMMAND, ApplyMode.BATCH);
+    private static final AtomicInteger RUNS = new AtomicInteger();
+
+    private final KafkaSettings kafka;
+    private final String databaseUrl;
+    private final PrintWriter out;
+
+    public Benchmark(KafkaSettings kafka, String databaseUrl, PrintWriter out) {
+        this.kafka = kafka;
+        this.databaseUrl = databaseUrl;
+        this.out = out;
+    }
+
+    public static String modeName(ApplyMode mode) {
+        return switch (mode) {
+            case ECHO -> "echo";
+            case PER_COMMAND -> "per-command";
+            case BATCH -> "lockstep";
+        };
+    }
+
+    public List<BenchResult> run(Plan plan, Path outputDir) throws IOException, InterruptedException, SQLException {
+        Files.createDirectories(outputDir);
+        List<BenchResult> results = new ArrayList<>();
+        out.printf("%-12s %-16s %9s %12s %9s %9s %9s %7s%n", "mode", "scenario", "offered", "commands/s", "p50 ms",
+                "p99 ms", "p99.9 ms", "errors");
+        try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
+            for (Scenario scenario : plan.scenarios()) {
+                for (ApplyMode mode : plan.modes()) {
+                    prepare(scenario);
+                    List<Optional<Integer>> loads = new ArrayList<>();
+                    loads.add(Optional.empty());
+                    plan.fixedRates().forEach(rate -> loads.add(Optional.of(rate)));
+                    for (Optional<Integer> load : loads) {
+                        BenchResult result = measure(plan, scenario, mode, load, store);
+                        results.add(result);
+                        out.printf("%-12s %-16s %9s %12.0f %9s %9s %9s %7d%n", result.mode(), result.scenario(),
+                                load.map(String::valueOf).orElse("max"), result.commandsPerS(), ms(result.p50Ms()),
+                                ms(result.p99Ms()), ms(result.p999Ms()), result.errors());
+                        out.flush();
+                    }
+                }
+                Chart.draw(scenario.name(), results.stream().filter(r -> r.scenario().equals(scenario.name())).toList(),
+                        outputDir.resolve("latency-" + scenario.name() + ".png"));
+            }
+        }
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                .writeValue(outputDir.resolve("results.json").toFile(), results);
+        summarize(results);
+        return results;
+    }
+
+    private BenchResult measure(Plan plan, Scenario scenario, ApplyMode mode, Optional<Integer> load, LockStore store)
+            throws InterruptedException {
+        int run = RUNS.incrementAndGet();
+        String suffix = "bench-" + ProcessHandle.current().pid() + "-" + run;
+        TopicNames topics = new TopicNames("bench.commands." + suffix, "lock.replies." + suffix,
+                "bench.commands.dlq." + suffix);
+        createTopics(topics, plan.partitions());
+        WorkerSettings settings = WorkerSettings.defaults(kafka)
+                .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                .withGroupId("bench-" + suffix);
+        Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode);
+        Thread thread = new Thread(worker::run, "bench-worker");
+        thread.start();
+        try (LoadGenerator generator = LoadGenerator.start(kafka, topics, plan.partitions())) {
+            if (!generator.probe(new Command.Status("probe-" + suffix, "probe"), Duration.ofSeconds(60))) {
+                throw new IllegalStateException("the " + modeName(mode) + " worker did not answer within 60 s");
+            }
+            return generator.run(modeName(mode), scenario.name(), load,
+                    new CommandMix(scenario.resources(), 42 + run), plan.warmup(), plan.measure());
+        } finally {
+            worker.stop();
+            worker.awaitStopped(Duration.ofSeconds(30));
+            thread.join();
+            worker.close();
+        }
+    }
+
+    private void createTopics(TopicNames topics, int partitions) {
+        List<TopicSpec> builtIn = TopicSpecs.builtIn();
+        List<TopicSpec> specs = List.of(builtIn.get(0).withName(topics.commands()),
+                        builtIn.get(1).withName(topics.replies()), builtIn.get(2).withName(topics.deadLetters()))
+                .stream().map(s -> s.withReplicationFactor((short) 1).withPartitions(partitions)).toList();
+        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+            new TopicApplier(admin).apply(specs);
+        }
+    }
+
+    /** Empties the tables, and fills one live lease per resource when the scenario asks for it. */
+    private void prepare(Scenario scenario) throws SQLException {
+        try (Connection c = DriverManager.getConnection(databaseUrl); Statement st = c.createStatement()) {
+            st.execute("TRUNCATE distributed_locks, request_log, partition_progress");
+            if (scenario.prefill()) {
+                st.execute("INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at) "
+                        + "SELECT 'res-' || g, 'owner-' || (g % " + CommandMix.OWNERS + "), 1, now(), "
+                        + "now() + interval '1 day' FROM generate_series(0, " + (scenario.resources() - 1) + ") g");
+                st.execute("ANALYZE distributed_locks");
+            }
+        }
+    }
+
+    private void summarize(List<BenchResult> results) {
+        out.println();
+        for (String scenario : results.stream().map(BenchResult::scenario).distinct().toList()) {
+            Optional<BenchResult> echo = find(results, "echo", scenario, null);
+            Optional<BenchResult> perCommand = find(results, "per-command", scenario, null);
+            Optional<BenchResult> lockstep = find(results, "lockstep", scenario, null);
+            if (echo.isPresent() && perCommand.isPresent() && lockstep.isPresent()) {
+                out.printf("%s, max throughput: lockstep = %.2f x echo, %.2f x per-command%n", scenario,
+                        lockstep.get().commandsPerS() / echo.get().commandsPerS(),
+                        lockstep.get().commandsPerS() / perCommand.get().commandsPerS());
+            }
+            results.stream().filter(r -> r.scenario().equals(scenario) && r.offeredPerS() != null)
+                    .map(BenchResult::offeredPerS).distinct().forEach(rate -> {
+                        Optional<BenchResult> e = find(results, "echo", scenario, rate);
+                        Optional<BenchResult> l = find(results, "lockstep", scenario, rate);
+                        if (e.isPresent() && l.isPresent() && e.get().p99Ms() != null && l.get().p99Ms() != null) {
+                            out.printf("%s at %d/s: lockstep p99 = %.2f x echo p99%n", scenario, rate,
+                                    l.get().p99Ms() / e.get().p99Ms());
+                        }
+                    });
+        }
+        out.flush();
+    }
+
+    private static String ms(Double value) {
+        return value == null ? "-" : String.format("%.2f", value);
+    }
+
+    private static Optional<BenchResult> find(List<BenchResult> results, String mode, String scenario, Integer rate) {
+        return results.stream().filter(r -> r.mode().equals(mode) && r.scenario().equals(scenario)
+                && java.util.Objects.equals(r.offeredPerS(), rate)).findFirst();
+    }
+}

@@ -1,0 +1,101 @@
+package dev.lockstep.cli;
+
+import dev.lockstep.bench.Benchmark;
+import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.worker.ApplyMode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Measure lockstep against its baselines in one run: echo (Kafka request-reply without a "
+                + "database), per-command (one transaction per command) and lockstep (the real worker).",
+            "Prints a table; writes results.json and latency-<scenario>.png to --out. Uses its own database, "
+                    + "created on the server of --db-url and dropped afterwards."})
+final class BenchCommand implements Callable<Integer> {
+
+    @Option(names = "--quick", description = "10,000 resources only, max throughput and 2,000/s: about two minutes.")
+    boolean quick;
+
+    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...",
+            description = "Benchmark against this cluster. Default: an embedded broker started for the run.")
+    String bootstrapServers;
+
+    @Option(names = "--db-url", paramLabel = "JDBC_URL", defaultValue = DatabaseSettings.DEFAULT_URL,
+            description = "The PostgreSQL server to use (a database lockstep_bench_<pid> is created on it). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String dbUrl;
+
+    @Option(names = "--out", paramLabel = "DIR", defaultValue = "target/bench", description = "Default: ${DEFAULT-VALUE}.")
+    Path out;
+
+    @Option(names = "--rates", split = ",", paramLabel = "N", description = "Fixed offered loads, commands/s. "
+            + "Default: 2000 with --quick, else 1000,2000,4000,8000.")
+    List<Integer> rates;
+
+    @Option(names = "--duration", paramLabel = "SECONDS", description = "Measured seconds per run. "
+            + "Default: 8 with --quick, else 15.")
+    Long seconds;
+
+    @Option(names = "--partitions", defaultValue = "12", description = "Command and reply topic partitions. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Option(names = "--modes", split = ",", paramLabel = "MODE",
+            description = "Which of ECHO, PER_COMMAND, BATCH to run (for tuning). Default: all three.")
+    List<ApplyMode> modes;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws IOException, InterruptedException, SQLException {
+        ClientOptions.quietKafkaLogs();
+        PrintWriter printer = spec.commandLine().getOut();
+        List<ApplyMode> chosenModes = modes != null ? modes : Benchmark.MODES;
+        Benchmark.Plan plan = quick
+                ? new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false)),
+                        rates != null ? rates : List.of(2_000), Duration.ofSeconds(3),
+                        Duration.ofSeconds(seconds != null ? seconds : 8), partitions)
+                : new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false),
+                        new Benchmark.Scenario("1m-resources", 1_000_000, true)),
+                        rates != null ? rates : List.of(1_000, 2_000, 4_000, 8_000), Duration.ofSeconds(5),
+                        Duration.ofSeconds(seconds != null ? seconds : 15), partitions);
+        DatabaseSettings server = DatabaseSettings.of(dbUrl);
+        String database = "lockstep_bench_" + ProcessHandle.current().pid();
+        execute(server, "CREATE DATABASE " + database);
+        Files.createDirectories(out);
+        try (EmbeddedKafka embedded = bootstrapServers == null
+                ? EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-bench-kafka-")) : null) {
+            String bootstrap = embedded != null ? embedded.bootstrapServers() : bootstrapServers;
+            printer.println("lockstep bench: broker " + bootstrap + (embedded != null ? " (embedded)" : "")
+                    + ", database " + database + ", " + Runtime.getRuntime().availableProcessors() + " cores");
+            new Benchmark(KafkaSettings.of(bootstrap), server.withDatabase(database).jdbcUrl(), printer).run(plan, out);
+        } finally {
+            execute(server, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
+        printer.println("wrote " + out.resolve("results.json") + " and the latency charts");
+        printer.flush();
+        return ExitCodes.OK;
+    }
+
+    private static void execute(DatabaseSettings server, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(server.jdbcUrl()); Statement st = c.createStatement()) {
+            st.execute(sql); // a generated database name, never input
+        }
+    }
+}

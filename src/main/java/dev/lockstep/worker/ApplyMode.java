@@ -1,0 +1,18 @@
+package dev.lockstep.worker;
+
+/**
+ * How a worker applies the records of one poll. The product always uses {@link #BATCH}; the
+ * other two exist so that {@code lockstep bench} can measure it against its baselines with the
+ * very same Kafka loop.
+ */
+public enum ApplyMode {
+    /** One transaction per partition batch, a constant number of statements per batch. */
+    BATCH,
+    /**
+     * The seed API's design: one command per transaction, answered right after it (a benchmark
+     * baseline); partitions still run side by side.
+     */
+    PER_COMMAND,
+    /** No database: every valid command gets a fixed {@code not_found} reply (the Kafka ceiling). */
+    ECHO
+}
