@@ -50,6 +50,7 @@ public final class Benchmark {
     /** Every mode, baselines first. */
     public static final List<ApplyMode> MODES = List.of(ApplyMode.ECHO, ApplyMode.PER_COMMAND, ApplyMode.BATCH);
     private static final AtomicInteger RUNS = new AtomicInteger();
+    private static final Duration WARM_UP = Duration.ofSeconds(5);
 
     private final KafkaSettings kafka;
     private final String databaseUrl;
@@ -75,6 +76,7 @@ public final class Benchmark {
         out.printf("%-12s %-16s %9s %12s %9s %9s %9s %7s%n", "mode", "scenario", "offered", "commands/s", "p50 ms",
                 "p99 ms", "p99.9 ms", "errors");
         try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
+            warmUp(plan, store);
             for (Scenario scenario : plan.scenarios()) {
                 for (ApplyMode mode : plan.modes()) {
                     prepare(scenario);
@@ -98,6 +100,20 @@ public final class Benchmark {
                 .writeValue(outputDir.resolve("results.json").toFile(), results);
         summarize(results);
         return results;
+    }
+
+    /**
+     * One unrecorded run of every mode first: the JIT compiles the broker, the clients and the
+     * worker before anything is measured, so the mode measured first is not the one that pays.
+     */
+    private void warmUp(Plan plan, LockStore store) throws InterruptedException, SQLException {
+        Scenario scenario = plan.scenarios().get(0);
+        prepare(scenario);
+        for (ApplyMode mode : plan.modes()) {
+            measure(new Plan(plan.modes(), plan.scenarios(), List.of(), Duration.ofSeconds(1), WARM_UP, plan.partitions()),
+                    scenario, mode, Optional.empty(), store);
+        }
+        out.println("(warm-up done: " + WARM_UP.toSeconds() + " s of each mode, not recorded)");
     }
 
     private BenchResult measure(Plan plan, Scenario scenario, ApplyMode mode, Optional<Integer> load, LockStore store)
