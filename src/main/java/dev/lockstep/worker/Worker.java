@@ -2,8 +2,6 @@ package dev.lockstep.worker;
 
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.store.LockStore;
-import dev.lockstep.store.PartitionId;
-import dev.lockstep.store.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -15,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
