@@ -9,7 +9,6 @@ import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.topics.TopicApplier;
-import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
 import dev.lockstep.worker.ApplyMode;
 import dev.lockstep.worker.TopicAllowList;
@@ -144,12 +143,8 @@ public final class Benchmark {
     }
 
     private void createTopics(TopicNames topics, int partitions) {
-        List<TopicSpec> builtIn = TopicSpecs.builtIn();
-        List<TopicSpec> specs = List.of(builtIn.get(0).withName(topics.commands()),
-                        builtIn.get(1).withName(topics.replies()), builtIn.get(2).withName(topics.deadLetters()))
-                .stream().map(s -> s.withReplicationFactor((short) 1).withPartitions(partitions)).toList();
         try (Admin admin = Admin.create(kafka.with(Map.of()))) {
-            new TopicApplier(admin).apply(specs);
+            new TopicApplier(admin).apply(TopicSpecs.renamed(topics, partitions, (short) 1));
         }
     }
 

@@ -41,6 +41,18 @@ public final class TopicSpecs {
         return specs;
     }
 
+    /**
+     * The built-in definitions under other names (commands, replies, dead letters), with another
+     * partition count and replication factor: for benchmarks and tests that need fresh topics.
+     */
+    public static List<TopicSpec> renamed(dev.lockstep.protocol.TopicNames names, int partitions, short replication) {
+        List<TopicSpec> builtIn = builtIn();
+        return List.of(builtIn.get(0).withName(names.commands()), builtIn.get(1).withName(names.replies()),
+                        builtIn.get(2).withName(names.deadLetters())).stream()
+                .map(s -> s.withReplicationFactor(replication).withPartitions(partitions))
+                .toList();
+    }
+
     /** Every {@code *.properties} file of {@code dir}, sorted by file name. */
     public static List<TopicSpec> fromDirectory(Path dir) {
         try (Stream<Path> files = Files.list(dir)) {

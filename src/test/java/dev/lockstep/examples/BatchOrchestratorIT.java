@@ -43,32 +43,24 @@ class BatchOrchestratorIT {
         List<Process> runners = new ArrayList<>();
         List<List<String>> outputs = new ArrayList<>();
         Path logs = Files.createTempDirectory("runners");
-        for (int i = 1; i <= 3; i++) {
-            List<String> command = new ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), JobRunner.class.getName(),
-                    env.kafka().bootstrapServers(), env.topics().commands(), env.topics().replies(), jdbcUrl,
-                    "runner-" + i, Integer.toString(JOBS), "2"));
-            if (i == 1) {
-                command.add(STALLED_JOB);
-            }
-            File stderr = logs.resolve("runner-" + i + ".stderr").toFile();
-            Process process = new ProcessBuilder(command).redirectError(stderr).start();
-            runners.add(process);
-            outputs.add(collect(process));
-        }
+        // Runner 1 starts alone, takes job-7 first and freezes holding it; then the others start.
+        startRunner(1, jdbcUrl, logs, runners, outputs);
         Process stalled = runners.get(0);
         List<String> stalledOutput = outputs.get(0);
         await().atMost(Duration.ofSeconds(60)).until(() -> stalledOutput.stream().anyMatch(l -> l.startsWith("STALLED")));
-        Thread.sleep(4_000); // twice the TTL: the lease expires, another runner takes job-7
+        long stalledToken = Long.parseLong(stalledOutput.stream().filter(l -> l.startsWith("STALLED")).findFirst()
+                .orElseThrow().split(" ")[2]);
+        startRunner(2, jdbcUrl, logs, runners, outputs);
+        startRunner(3, jdbcUrl, logs, runners, outputs);
+        // Resume runner 1 only once its lease has expired and another runner holds job-7 with a
+        // greater token: the pause has outlived the lease.
+        await().atMost(Duration.ofSeconds(60)).until(() -> highestToken(STALLED_JOB) > stalledToken);
         new ProcessBuilder("kill", "-CONT", Long.toString(stalled.pid())).start().waitFor();
 
         for (Process runner : runners) {
             assertThat(runner.waitFor(120, TimeUnit.SECONDS)).as("runner finished").isTrue();
             assertThat(runner.exitValue()).isZero();
         }
-        long stalledToken = Long.parseLong(stalledOutput.stream().filter(l -> l.startsWith("STALLED")).findFirst()
-                .orElseThrow().split(" ")[2]);
         assertThat(stalledOutput).contains("LOST " + STALLED_JOB + " EXPIRED " + stalledToken)
                 .contains("REJECTED " + STALLED_JOB + " " + stalledToken);
 
@@ -95,6 +87,29 @@ class BatchOrchestratorIT {
         outputs.forEach(out -> out.stream().filter(l -> l.startsWith("COMPLETED")).map(l -> l.split(" ")[1])
                 .forEach(completions::add));
         assertThat(completions).hasSize(JOBS).doesNotHaveDuplicates();
+    }
+
+    private static long highestToken(String job) throws java.sql.SQLException {
+        try (Connection c = env.jdbc(); Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery("SELECT highest_token FROM example_jobs WHERE job = '" + job + "'")) {
+            return rs.next() ? rs.getLong(1) : 0;
+        }
+    }
+
+    private static void startRunner(int i, String jdbcUrl, Path logs, List<Process> runners,
+            List<List<String>> outputs) throws java.io.IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), JobRunner.class.getName(),
+                env.kafka().bootstrapServers(), env.topics().commands(), env.topics().replies(), jdbcUrl,
+                "runner-" + i, Integer.toString(JOBS), "2"));
+        if (i == 1) {
+            command.add(STALLED_JOB);
+        }
+        File stderr = logs.resolve("runner-" + i + ".stderr").toFile();
+        Process process = new ProcessBuilder(command).redirectError(stderr).start();
+        runners.add(process);
+        outputs.add(collect(process));
     }
 
     private static List<String> collect(Process process) {

@@ -42,6 +42,10 @@ public final class JobRunner {
                 FencedJobStore store = new FencedJobStore(args[3])) {
             List<String> order = new ArrayList<>(jobs);
             Collections.shuffle(order);
+            stallOn.ifPresent(job -> {
+                order.remove(job);
+                order.add(0, job); // the stalling runner goes for its job first
+            });
             while (!order.isEmpty()) {
                 for (String job : List.copyOf(order)) {
                     if (store.isDone(job)) {

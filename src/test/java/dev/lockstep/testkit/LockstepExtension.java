@@ -6,7 +6,6 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.topics.TopicApplier;
-import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
 import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
@@ -90,13 +89,9 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     /** Creates topics from the project's own definitions, renamed, with this suite's partition count. */
     public void createTopics(String commands, String replyTopic, String deadLetterTopic) {
-        List<TopicSpec> builtIn = TopicSpecs.builtIn();
-        List<TopicSpec> specs = List.of(builtIn.get(0).withName(commands), builtIn.get(1).withName(replyTopic),
-                        builtIn.get(2).withName(deadLetterTopic)).stream()
-                .map(s -> s.withReplicationFactor((short) 1).withPartitions(PARTITIONS))
-                .toList();
         try (Admin admin = Admin.create(kafka().with(Map.of()))) {
-            new TopicApplier(admin).apply(specs);
+            new TopicApplier(admin).apply(TopicSpecs.renamed(new TopicNames(commands, replyTopic, deadLetterTopic),
+                    PARTITIONS, (short) 1));
         }
     }
 

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.protocol.CommandDecoder;
-import dev.lockstep.protocol.Limits;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionProgress;
@@ -13,17 +11,14 @@ import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.store.StoreException;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,17 +42,6 @@ class BatchProcessorIT {
         store.close();
     }
 
-    private static BatchProcessor processor() {
-        ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT),
-                topic -> OptionalInt.of(1));
-        return new BatchProcessor(store, new Triage(new CommandDecoder(Limits.defaults()), router), Clock.systemUTC());
-    }
-
-    private static Inbound record(String topic, long offset, String resource, String json) {
-        return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.empty());
-    }
-
     private static String acquire(String id, String resource, String owner) {
         return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"" + resource + "\",\"owner\":\""
                 + owner + "\",\"ttl_seconds\":60}";
@@ -66,12 +50,13 @@ class BatchProcessorIT {
     @Test
     void twoWorkersApplyingTheSameBatchApplyItOnce() throws Exception {
         List<Inbound> batch = IntStream.range(0, 50)
-                .mapToObj(i -> record("zombie", i, "z-" + (i % 5), acquire("zombie-" + i, "z-" + (i % 5), "o-" + i)))
+                .mapToObj(i -> Batches.record("zombie", i, "z-" + (i % 5),
+                        acquire("zombie-" + i, "z-" + (i % 5), "o-" + i), Optional.empty()))
                 .toList();
         PartitionId partition = new PartitionId("zombie", 0);
         CountDownLatch go = new CountDownLatch(1);
-        CompletableFuture<List<Outbound>> a = CompletableFuture.supplyAsync(() -> await(go, () -> processor().process(partition, batch)));
-        CompletableFuture<List<Outbound>> b = CompletableFuture.supplyAsync(() -> await(go, () -> processor().process(partition, batch)));
+        CompletableFuture<List<Outbound>> a = CompletableFuture.supplyAsync(() -> await(go, () -> Batches.processor(store).process(partition, batch)));
+        CompletableFuture<List<Outbound>> b = CompletableFuture.supplyAsync(() -> await(go, () -> Batches.processor(store).process(partition, batch)));
         go.countDown();
         List<Outbound> first = a.get(30, TimeUnit.SECONDS);
         List<Outbound> second = b.get(30, TimeUnit.SECONDS);

@@ -3,8 +3,6 @@ package dev.lockstep.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.protocol.CommandDecoder;
-import dev.lockstep.protocol.Limits;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PostgresLockStore;
@@ -21,9 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Random;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,17 +44,6 @@ class SweepAndBatchingIT {
         store.close();
     }
 
-    private static BatchProcessor processor() {
-        ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT),
-                topic -> OptionalInt.of(1));
-        return new BatchProcessor(store, new Triage(new CommandDecoder(Limits.defaults()), router), Clock.systemUTC());
-    }
-
-    private static Inbound record(String topic, long offset, String resource, String json, Instant appendTime) {
-        return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(appendTime));
-    }
-
     /** A random but reproducible history: contended resources, short TTLs, every command type. */
     private static List<String[]> history(long seed, int size) {
         Random random = new Random(seed);
@@ -80,13 +65,13 @@ class SweepAndBatchingIT {
     }
 
     private static List<String> run(String prefix, List<String[]> history, boolean oneBatch) {
-        BatchProcessor processor = processor();
+        BatchProcessor processor = Batches.processor(store);
         List<Inbound> records = new ArrayList<>();
         for (int i = 0; i < history.size(); i++) {
             String[] c = history.get(i);
             String resource = prefix + c[0];
             String json = "{\"request_id\":\"" + prefix + c[3] + "\",\"resource\":\"" + resource + "\"," + c[1] + "}";
-            records.add(record(prefix, i, resource, json, T0.plusMillis(Long.parseLong(c[2]))));
+            records.add(Batches.record(prefix, i, resource, json, Optional.of(T0.plusMillis(Long.parseLong(c[2])))));
         }
         PartitionId partition = new PartitionId(prefix, 0);
         List<Outbound> out = new ArrayList<>();
@@ -114,16 +99,16 @@ class SweepAndBatchingIT {
 
     @Test
     void sweepingEndedLeasesKeepsFencingTokensGrowing() throws Exception {
-        BatchProcessor processor = processor();
+        BatchProcessor processor = Batches.processor(store);
         PartitionId partition = new PartitionId("sweep", 0);
         Instant t = Instant.now().minusSeconds(120);
         processor.process(partition, List.of(
-                record("sweep", 0, "swept", "{\"request_id\":\"sw-1\",\"type\":\"acquire\",\"resource\":\"swept\","
-                        + "\"owner\":\"a\",\"ttl_seconds\":1}", t),
-                record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\",\"resource\":\"swept\","
-                        + "\"owner\":\"a\"}", t.plusMillis(10)),
-                record("sweep", 2, "swept", "{\"request_id\":\"sw-3\",\"type\":\"acquire\",\"resource\":\"swept\","
-                        + "\"owner\":\"b\",\"ttl_seconds\":1}", t.plusMillis(20))));
+                Batches.record("sweep", 0, "swept", "{\"request_id\":\"sw-1\",\"type\":\"acquire\",\"resource\":\"swept\","
+                        + "\"owner\":\"a\",\"ttl_seconds\":1}", Optional.of(t)),
+                Batches.record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\",\"resource\":\"swept\","
+                        + "\"owner\":\"a\"}", Optional.of(t.plusMillis(10))),
+                Batches.record("sweep", 2, "swept", "{\"request_id\":\"sw-3\",\"type\":\"acquire\",\"resource\":\"swept\","
+                        + "\"owner\":\"b\",\"ttl_seconds\":1}", Optional.of(t.plusMillis(20)))));
         long before = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept").fencingToken();
         assertThat(before).isEqualTo(2);
 
@@ -135,9 +120,9 @@ class SweepAndBatchingIT {
         Map<String, Lease> gone = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept")));
         assertThat(gone).isEmpty();
 
-        List<Outbound> again = processor.process(partition, List.of(record("sweep", 3, "swept",
+        List<Outbound> again = processor.process(partition, List.of(Batches.record("sweep", 3, "swept",
                 "{\"request_id\":\"sw-4\",\"type\":\"acquire\",\"resource\":\"swept\",\"owner\":\"c\",\"ttl_seconds\":5}",
-                Instant.now())));
+                Optional.of(Instant.now()))));
         String reply = new String(((Outbound.ReplyRecord) again.get(0)).value(), StandardCharsets.UTF_8);
         long after = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept").fencingToken();
         assertThat(after).isGreaterThan(before);
