@@ -32,19 +32,19 @@ import java.util.OptionalLong;
  */
 public final class CommandDecoder {
 
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(16)
-                    .maxNumberLength(32)
-                    .maxStringLength(Limits.DEFAULT_MAX_VALUE_BYTES * 4)
-                    .build())
-            .build();
-    private static final ObjectMapper MAPPER = new ObjectMapper(JSON);
-
     private final Limits limits;
+    private final ObjectMapper mapper;
 
     public CommandDecoder(Limits limits) {
         this.limits = limits;
+        // No string can be longer than the value that holds it; nothing legitimate nests deeply.
+        this.mapper = new ObjectMapper(JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(16)
+                        .maxNumberLength(32)
+                        .maxStringLength(limits.maxValueBytes())
+                        .build())
+                .build());
     }
 
     public ParsedCommand decode(byte[] key, byte[] value) {
@@ -129,8 +129,8 @@ public final class CommandDecoder {
     }
 
     /** Reads the top-level object keeping every occurrence of a key, so duplicates can be seen. */
-    private static Map<String, List<JsonNode>> readTopLevel(byte[] value) throws IOException {
-        try (JsonParser parser = MAPPER.createParser(value)) {
+    private Map<String, List<JsonNode>> readTopLevel(byte[] value) throws IOException {
+        try (JsonParser parser = mapper.createParser(value)) {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("the value is not a JSON object");
             }
@@ -138,7 +138,7 @@ public final class CommandDecoder {
             while (parser.nextToken() == JsonToken.FIELD_NAME) {
                 String name = parser.currentName();
                 parser.nextToken();
-                JsonNode node = MAPPER.readTree(parser);
+                JsonNode node = mapper.readTree(parser);
                 fields.computeIfAbsent(name, n -> new ArrayList<>(1)).add(node);
             }
             if (parser.nextToken() != null) {
