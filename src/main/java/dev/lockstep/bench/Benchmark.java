@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
@@ -191,6 +192,6 @@ public final class Benchmark {
 
     private static Optional<BenchResult> find(List<BenchResult> results, String mode, String scenario, Integer rate) {
         return results.stream().filter(r -> r.mode().equals(mode) && r.scenario().equals(scenario)
-                && java.util.Objects.equals(r.offeredPerS(), rate)).findFirst();
+                && Objects.equals(r.offeredPerS(), rate)).findFirst();
     }
 }

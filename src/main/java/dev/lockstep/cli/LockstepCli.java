@@ -1,6 +1,8 @@
 package dev.lockstep.cli;
 
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
@@ -21,7 +23,7 @@ public final class LockstepCli {
         CommandLine cli;
         try {
             cli = commandLine(System.getenv());
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             System.err.println("lockstep: " + e.getMessage() + ": " + e.getCause().getMessage());
             System.exit(ExitCodes.USAGE);
             return;
@@ -29,7 +31,7 @@ public final class LockstepCli {
         System.exit(cli.execute(args));
     }
 
-    static CommandLine commandLine(java.util.Map<String, String> env) {
+    static CommandLine commandLine(Map<String, String> env) {
         CommandLine cli = new CommandLine(LockstepCli.class);
         cli.setDefaultValueProvider(new ConfigDefaults(env));
         cli.setParameterExceptionHandler((e, args) -> {

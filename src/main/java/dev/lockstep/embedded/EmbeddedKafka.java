@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
@@ -141,7 +142,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 try {
                     admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
                     return;
-                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     if (Instant.now().isAfter(deadline)) {
                         throw new IllegalStateException("the embedded broker did not answer within " + READY_TIMEOUT, e);
                     }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -61,7 +62,7 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
     public String toString() {
         Map<String, String> shown = new TreeMap<>();
         clientProperties.forEach((k, v) -> shown.put(k,
-                SECRET_MARKERS.stream().anyMatch(k.toLowerCase(java.util.Locale.ROOT)::contains) ? "****" : v));
+                SECRET_MARKERS.stream().anyMatch(k.toLowerCase(Locale.ROOT)::contains) ? "****" : v));
         return "KafkaSettings[bootstrap=" + bootstrapServers + ", client=" + shown + "]";
     }
 }

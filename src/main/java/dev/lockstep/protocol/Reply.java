@@ -6,6 +6,7 @@ import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
+import java.util.List;
 import java.util.Optional;
 
 /** One reply, before encoding: either the arbiter's verdict on a valid command, or a rejection. */
@@ -37,7 +38,7 @@ public sealed interface Reply {
         /** A command whose {@code request_id} was already used by a different command. */
         public static Rejected reusedRequestId(Command command) {
             return new Rejected(command.requestId(), Optional.of(command.type()), Optional.of(command.resource()),
-                    Problem.invalidCommand(java.util.List.of(new FieldError("request_id",
+                    Problem.invalidCommand(List.of(new FieldError("request_id",
                             "was already used by a different command; use a new request_id for a new command"))));
         }
 

@@ -1,5 +1,6 @@
 package dev.lockstep.store;
 
+import java.time.Instant;
 import java.util.function.Function;
 
 /** Where leases, replies and progress live. One implementation today: {@link PostgresLockStore}. */
@@ -17,7 +18,7 @@ public interface LockStore extends AutoCloseable {
      * {@code limit} request-log rows applied before {@code repliesAppliedBefore}, in one short
      * transaction that skips rows a batch has locked. Call it again while it returns full batches.
      */
-    SweepResult sweep(java.time.Instant leasesEndedBefore, java.time.Instant repliesAppliedBefore, int limit);
+    SweepResult sweep(Instant leasesEndedBefore, Instant repliesAppliedBefore, int limit);
 
     @Override
     void close();

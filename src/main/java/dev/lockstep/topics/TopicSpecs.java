@@ -1,7 +1,9 @@
 package dev.lockstep.topics;
 
+import dev.lockstep.protocol.TopicNames;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +35,7 @@ public final class TopicSpecs {
                 if (in == null) {
                     throw new IllegalStateException("the jar lacks " + resource + "; rebuild it with mvn package");
                 }
-                specs.add(parse(resource, load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))));
+                specs.add(parse(resource, load(new InputStreamReader(in, StandardCharsets.UTF_8))));
             } catch (IOException e) {
                 throw new UncheckedIOException("reading " + resource, e);
             }
@@ -45,7 +47,7 @@ public final class TopicSpecs {
      * The built-in definitions under other names (commands, replies, dead letters), with another
      * partition count and replication factor: for benchmarks and tests that need fresh topics.
      */
-    public static List<TopicSpec> renamed(dev.lockstep.protocol.TopicNames names, int partitions, short replication) {
+    public static List<TopicSpec> renamed(TopicNames names, int partitions, short replication) {
         List<TopicSpec> builtIn = builtIn();
         return List.of(builtIn.get(0).withName(names.commands()), builtIn.get(1).withName(names.replies()),
                         builtIn.get(2).withName(names.deadLetters())).stream()

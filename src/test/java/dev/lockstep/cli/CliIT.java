@@ -7,6 +7,9 @@ import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +33,7 @@ class CliIT {
 
     private record Run(int exitCode, String out, String err) {
         JsonNode json() {
-            return Commands.parse(out.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return Commands.parse(out.getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -95,8 +98,8 @@ class CliIT {
     @Test
     void topicsApplyCreatesWhatIsMissingAndReportsDrift() throws Exception {
         String prefix = "applied." + env.topics().commands();
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("topics");
-        java.nio.file.Files.writeString(dir.resolve("a.properties"),
+        Path dir = Files.createTempDirectory("topics");
+        Files.writeString(dir.resolve("a.properties"),
                 "name=" + prefix + ".a\npartitions=2\nreplication.factor=1\nconfig.message.timestamp.type=LogAppendTime\n");
         Run created = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers());
@@ -106,7 +109,7 @@ class CliIT {
                 env.kafka().bootstrapServers());
         assertThat(again.out()).contains(prefix + ".a: exists and matches");
 
-        java.nio.file.Files.writeString(dir.resolve("a.properties"),
+        Files.writeString(dir.resolve("a.properties"),
                 "name=" + prefix + ".a\npartitions=4\nreplication.factor=1\nconfig.message.timestamp.type=CreateTime\n");
         Run drift = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers());

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
@@ -141,8 +143,8 @@ class LockClientIT {
 
     private static List<String> sendStatuses(LockClient c, String prefix) {
         List<String> ids = IntStream.range(0, 20).mapToObj(i -> LockClient.newRequestId()).toList();
-        List<CompletableFuture<dev.lockstep.protocol.ReplyDecoder.ReplyMessage>> futures = ids.stream()
-                .map(id -> c.send(new dev.lockstep.core.Command.Status(id, prefix + "-" + id)))
+        List<CompletableFuture<ReplyMessage>> futures = ids.stream()
+                .map(id -> c.send(new Command.Status(id, prefix + "-" + id)))
                 .toList();
         futures.forEach(f -> assertThat(f.join().reply()).isEqualTo(new Verdict.NotFound()));
         return ids;
@@ -156,7 +158,7 @@ class LockClientIT {
     void duplicateAndForeignRepliesAreIgnored() {
         try (LockClient c = LockClient.start(settings().withReplyPartition(0))) {
             String id = LockClient.newRequestId();
-            var first = c.send(new dev.lockstep.core.Command.Status(id, "dup")).join();
+            var first = c.send(new Command.Status(id, "dup")).join();
             // Garbage, a reply for nobody, and a duplicate of an answered reply, on this client's partition.
             for (String junk : List.of("not json", "{\"request_id\":\"nobody\",\"outcome\":\"released\"}", first.json())) {
                 env.send(env.topics().replies(), 0, null, junk.getBytes(StandardCharsets.UTF_8), null);

@@ -6,12 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,7 +91,7 @@ class BatchOrchestratorIT {
         assertThat(completions).hasSize(JOBS).doesNotHaveDuplicates();
     }
 
-    private static long highestToken(String job) throws java.sql.SQLException {
+    private static long highestToken(String job) throws SQLException {
         try (Connection c = env.jdbc(); Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery("SELECT highest_token FROM example_jobs WHERE job = '" + job + "'")) {
             return rs.next() ? rs.getLong(1) : 0;
@@ -97,7 +99,7 @@ class BatchOrchestratorIT {
     }
 
     private static void startRunner(int i, String jdbcUrl, Path logs, List<Process> runners,
-            List<List<String>> outputs) throws java.io.IOException {
+            List<List<String>> outputs) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), JobRunner.class.getName(),

@@ -1,10 +1,10 @@
 package dev.lockstep.protocol;
 
-import dev.lockstep.core.FieldError;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

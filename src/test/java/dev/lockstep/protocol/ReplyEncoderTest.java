@@ -1,12 +1,12 @@
 package dev.lockstep.protocol;
 
-import dev.lockstep.core.FieldError;
-import dev.lockstep.core.Problem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -1,7 +1,5 @@
 package dev.lockstep.testkit;
 
-import org.awaitility.Awaitility;
-
 import dev.lockstep.kafka.KafkaSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +13,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.awaitility.Awaitility;
 
 /** Reads every record of a topic from its beginning on a background thread, for assertions. */
 public final class TopicCollector implements AutoCloseable {

@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -79,7 +81,7 @@ class BatchProcessorIT {
         for (CompletableFuture<Void> f : List.of(first, second)) {
             try {
                 f.get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 failure = e.getCause();
             }
         }
@@ -122,7 +124,7 @@ class BatchProcessorIT {
                 .toList();
     }
 
-    private static <T> T await(CountDownLatch latch, java.util.function.Supplier<T> then) {
+    private static <T> T await(CountDownLatch latch, Supplier<T> then) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("timed out waiting for the other transaction");
