@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,6 +35,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...",
             description = "Benchmark against this cluster. Default: an embedded broker started for the run.")
     String bootstrapServers;
+
+    @Option(names = "--kafka-config", paramLabel = "FILE",
+            description = "Kafka client properties for the worker and the load generator (SASL, TLS, or tuning: "
+                    + "max.poll.records, linger.ms, compression.type, fetch.*).")
+    Path kafkaConfig;
 
     @Option(names = "--db-url", paramLabel = "JDBC_URL", defaultValue = DatabaseSettings.DEFAULT_URL,
             description = "The PostgreSQL server to use (a database lockstep_bench_<pid> is created on it). "
@@ -84,7 +90,9 @@ final class BenchCommand implements Callable<Integer> {
             String bootstrap = embedded != null ? embedded.bootstrapServers() : bootstrapServers;
             printer.println("lockstep bench: broker " + bootstrap + (embedded != null ? " (embedded)" : "")
                     + ", database " + database + ", " + Runtime.getRuntime().availableProcessors() + " cores");
-            new Benchmark(KafkaSettings.of(bootstrap), server.withDatabase(database).jdbcUrl(), printer).run(plan, out);
+            KafkaSettings kafka = new KafkaSettings(bootstrap,
+                    kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
+            new Benchmark(kafka, server.withDatabase(database).jdbcUrl(), printer).run(plan, out);
         } finally {
             execute(server, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
         }

@@ -51,7 +51,17 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
 
     /** The client properties with our own settings on top; the bootstrap servers always win. */
     public Map<String, Object> with(Map<String, Object> own) {
-        Map<String, Object> merged = new HashMap<>(clientProperties);
+        return with(Map.of(), own);
+    }
+
+    /**
+     * {@code tuning} under the client properties (an operator may change batch sizes, linger or
+     * compression for their cluster), {@code own} over them (settings correctness depends on,
+     * such as acks or isolation), the bootstrap servers over all.
+     */
+    public Map<String, Object> with(Map<String, Object> tuning, Map<String, Object> own) {
+        Map<String, Object> merged = new HashMap<>(tuning);
+        merged.putAll(clientProperties);
         merged.putAll(own);
         merged.put("bootstrap.servers", bootstrapServers);
         return merged;

@@ -83,17 +83,18 @@ public final class Worker implements AutoCloseable {
 
     /** As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says. */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.kafka().with(Map.of(
+        // Tuning values are measured in docs/benchmarks.md; --kafka-config may change them.
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.kafka().with(
+                Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500), Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500)),
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(
+                Map.of(ProducerConfig.LINGER_MS_CONFIG, 1), Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 1,
                 // Surface an unreachable broker within 30 s so the batch is rewound and retried.
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
