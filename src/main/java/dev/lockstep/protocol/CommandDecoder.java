@@ -55,6 +55,10 @@ public final class CommandDecoder {
             return new ParsedCommand.Unreadable(
                     "record value of " + value.length + " bytes exceeds the limit of " + limits.maxValueBytes());
         }
+        if (strictUtf8(value).isEmpty()) {
+            // The JSON parser accepts some malformed UTF-8 (overlong forms: C0 AF reads as '/').
+            return new ParsedCommand.Unreadable("record value is not valid UTF-8");
+        }
         Map<String, List<JsonNode>> fields;
         try {
             fields = readTopLevel(value);
@@ -114,14 +118,15 @@ public final class CommandDecoder {
     }
 
     private static Optional<String> decodeKey(byte[] key) {
-        if (key == null) {
-            return Optional.empty();
-        }
+        return key == null ? Optional.empty() : strictUtf8(key);
+    }
+
+    private static Optional<String> strictUtf8(byte[] bytes) {
         try {
             return Optional.of(StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(key))
+                    .decode(ByteBuffer.wrap(bytes))
                     .toString());
         } catch (CharacterCodingException e) {
             return Optional.empty();

@@ -2,9 +2,12 @@ package dev.lockstep.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -206,6 +209,48 @@ class CommandDecoderTest {
         assertThat(decoder.decode(utf8("r"), huge))
                 .isEqualTo(new ParsedCommand.Unreadable("record value of " + huge.length
                         + " bytes exceeds the limit of 16384"));
+    }
+
+    @Test
+    void deadLettersOverlongUtf8ThatAJsonParserWouldReadAsASlash() {
+        byte[] prefix = utf8("{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"..");
+        byte[] value = new byte[prefix.length + 4];
+        System.arraycopy(prefix, 0, value, 0, prefix.length);
+        value[prefix.length] = (byte) 0xC0;
+        value[prefix.length + 1] = (byte) 0xAF;
+        value[prefix.length + 2] = '"';
+        value[prefix.length + 3] = '}';
+
+        assertThat(decoder.decode(utf8("../"), value))
+                .isEqualTo(new ParsedCommand.Unreadable("record value is not valid UTF-8"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"r\u200bx", "r\u202ex", "\ufeffr", "r\u2060x", "r\u00adx", "r\ue000", "r\u0378",
+        "r\u2028x", "cafe\u0301"})
+    void refusesInvisibleUnassignedAndUnnormalizedText(String escaped) {
+        String resource = unescape(escaped);
+
+        ParsedCommand.Invalid invalid = invalid(resource,
+                "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"" + escaped + "\"}");
+
+        assertThat(invalid.errors()).extracting(FieldError::field).containsExactly("resource");
+    }
+
+    private static String unescape(String jsonEscaped) {
+        try {
+            return new ObjectMapper().readTree("\"" + jsonEscaped + "\"").textValue();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void acceptsLettersOfEveryScriptAndPrecomposedAccents() {
+        for (String resource : List.of("caf\u00e9", "r\u0435s", "\u8cc7\u6e90", "\uD83D\uDD12-lock")) {
+            assertThat(decode(resource, "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"" + resource + "\"}"))
+                    .as(resource).isInstanceOf(ParsedCommand.Valid.class);
+        }
     }
 
     @Test
