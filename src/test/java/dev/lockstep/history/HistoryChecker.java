@@ -1,0 +1,120 @@
+package dev.lockstep.history;
+
+import dev.lockstep.core.Outcome;
+import dev.lockstep.protocol.ReplyDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Checks a recorded {@link History} the way Jepsen checks a lock: every request answered, and
+ * answered the same way each time; replies equal to a sequential execution of the arbiter over
+ * the command log; on each resource no two leases overlap and fencing tokens only grow.
+ *
+ * <pre>{@code
+ * HistoryChecker.Result result = HistoryChecker.check(history);
+ * result.assertSafe();                 // AssertionError with readable counterexamples
+ * }</pre>
+ */
+public final class HistoryChecker {
+
+    private static final int SHOWN = 15;
+
+    /** What the check found, with the figures a report needs. */
+    public record Result(int requestsSent, int logRecords, int replies, int leasesGranted, List<String> violations) {
+
+        public Result {
+            violations = List.copyOf(violations);
+        }
+
+        public void assertSafe() {
+            if (!violations.isEmpty()) {
+                throw new AssertionError(violations.size() + " violation(s) in a history of " + requestsSent
+                        + " requests, " + logRecords + " command records and " + replies + " replies:\n  "
+                        + String.join("\n  ", violations.subList(0, Math.min(SHOWN, violations.size())))
+                        + (violations.size() > SHOWN ? "\n  ..." : ""));
+            }
+        }
+
+        @Override
+        public String toString() {
+            return requestsSent + " requests sent, " + logRecords + " command records, " + replies + " replies, "
+                    + leasesGranted + " leases granted, " + violations.size() + " violations";
+        }
+    }
+
+    private HistoryChecker() {
+    }
+
+    public static Result check(History history) {
+        return check(history, Arbitration.REAL);
+    }
+
+    static Result check(History history, Arbitration arbitration) {
+        SequentialModel model = SequentialModel.replay(history.log(), arbitration);
+        List<String> violations = new ArrayList<>();
+        checkEveryRequestAnswered(history, model, violations);
+        checkRepliesAgainstModel(history, model, violations);
+        Map<String, LeaseTimeline> timelines = timelines(history, model);
+        timelines.values().forEach(t -> violations.addAll(t.violations()));
+        int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
+        return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
+    }
+
+    private static void checkEveryRequestAnswered(History history, SequentialModel model, List<String> violations) {
+        Set<String> logged = model.answerableRequestIds();
+        for (String requestId : history.sent()) {
+            if (!logged.contains(requestId)) {
+                violations.add("request " + requestId + " was acknowledged by the broker but is not in the command log");
+            }
+        }
+        for (String requestId : logged) {
+            if (history.replies().getOrDefault(requestId, List.of()).isEmpty()) {
+                violations.add("request " + requestId + " (first record " + model.firstRecordOf(requestId)
+                        .map(LoggedRecord::position).orElse("?") + ") was never answered");
+            }
+        }
+    }
+
+    private static void checkRepliesAgainstModel(History history, SequentialModel model, List<String> violations) {
+        history.replies().forEach((requestId, values) -> {
+            Set<String> distinct = new LinkedHashSet<>();
+            values.forEach(v -> distinct.add(new String(v, StandardCharsets.UTF_8)));
+            if (distinct.size() > 1 && model.expectedReplies(requestId).size() <= 1) {
+                violations.add("request " + requestId + " was answered " + values.size()
+                        + " times with different replies:\n    " + String.join("\n    ", distinct));
+            }
+            Set<String> expected = model.expectedReplies(requestId);
+            for (String actual : distinct) {
+                if (expected.isEmpty()) {
+                    violations.add("request " + requestId + " was answered, but no record of it could be: " + actual);
+                } else if (!expected.contains(actual)) {
+                    violations.add("request " + requestId + " (at " + model.firstRecordOf(requestId)
+                            .map(LoggedRecord::position).orElse("?") + "): replied\n    " + actual
+                            + "\n  where a sequential execution of the log answers\n    "
+                            + String.join("\n    or ", expected));
+                }
+            }
+        });
+    }
+
+    private static Map<String, LeaseTimeline> timelines(History history, SequentialModel model) {
+        Map<String, LeaseTimeline> timelines = new TreeMap<>();
+        for (SequentialModel.Applied applied : model.applied()) {
+            String requestId = applied.command().requestId();
+            Optional<ReplyDecoder.ReplyMessage> reply = history.replies().getOrDefault(requestId, List.of()).stream()
+                    .map(ReplyDecoder::decode)
+                    .flatMap(Optional::stream)
+                    .filter(r -> r.reply().outcome() != Outcome.INVALID)
+                    .findFirst();
+            reply.ifPresent(r -> timelines.computeIfAbsent(applied.command().resource(), LeaseTimeline::new)
+                    .observe(applied, r.reply()));
+        }
+        return timelines;
+    }
+}

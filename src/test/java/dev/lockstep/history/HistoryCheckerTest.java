@@ -1,0 +1,196 @@
+package dev.lockstep.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.core.Arbiter;
+import dev.lockstep.core.Command;
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.CommandEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The checker against histories made in memory: one produced by the real arbiter must pass, and
+ * every kind of planted fault must be caught with a counterexample that names it.
+ */
+class HistoryCheckerTest {
+
+    private static final int PARTITIONS = 3;
+
+    /** A copy of the arbiter with the owner check disabled: a live lease counts as the caller's. */
+    private static final Arbitration OWNER_BLIND = (command, latest, now) ->
+            Arbiter.decide(command, latest.map(lease -> asOwnedBy(lease, ownerOf(command).orElse(lease.owner()))), now);
+
+    /** An arbiter that forgets ended leases, so fencing tokens start again from 1. */
+    private static final Arbitration FORGETFUL = (command, latest, now) ->
+            Arbiter.decide(command, latest.filter(lease -> lease.isLiveAt(now)), now);
+
+    @Test
+    void aHistoryOfTheRealArbiterPasses() {
+        History history = simulate(7, Arbitration.REAL, 3_000);
+
+        HistoryChecker.Result result = HistoryChecker.check(history);
+
+        result.assertSafe();
+        assertThat(result.leasesGranted()).as("the workload must grant many leases").isGreaterThan(100);
+        assertThat(outcomes(history)).as("the workload must contend").contains("not_acquired", "forbidden",
+                "released", "renewed", "locked", "not_found");
+    }
+
+    @Test
+    void theOwnerBlindArbiterIsCaught() {
+        HistoryChecker.Result result = HistoryChecker.check(simulate(7, OWNER_BLIND, 3_000));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains("two owners told they hold one lease"))
+                .anyMatch(v -> v.contains("where a sequential execution of the log answers"));
+        assertThatThrownBy(result::assertSafe).isInstanceOf(AssertionError.class).hasMessageContaining("violation");
+    }
+
+    @Test
+    void fencingTokensThatStartOverAreCaught() {
+        HistoryChecker.Result result = HistoryChecker.check(simulate(11, FORGETFUL, 3_000));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains("fencing token did not grow"));
+    }
+
+    @Test
+    void overlappingLeasesAreCaught() {
+        // A worker that grants a second lease while the first runs, with a fresh token.
+        Arbitration overlapping = (command, latest, now) -> command instanceof Command.Acquire
+                ? Arbiter.decide(command, latest.map(l -> new Lease(l.resource(), l.owner(), l.fencingToken(),
+                        l.acquiredAt(), l.acquiredAt())), now)
+                : Arbiter.decide(command, latest, now);
+
+        HistoryChecker.Result result = HistoryChecker.check(simulate(13, overlapping, 3_000));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains("two leases overlap"));
+    }
+
+    @Test
+    void aLostReplyIsCaught() {
+        History history = simulate(3, Arbitration.REAL, 200);
+        Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
+        String lost = replies.keySet().iterator().next();
+        replies.remove(lost);
+
+        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains(lost) && v.contains("never answered"));
+    }
+
+    @Test
+    void aCommandLostBetweenBrokerAndLogIsCaught() {
+        History history = simulate(3, Arbitration.REAL, 200);
+        Set<String> sent = new HashSet<>(history.sent());
+        sent.add("acknowledged-but-gone");
+
+        HistoryChecker.Result result = HistoryChecker.check(new History(sent, history.log(), history.replies()));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains("acknowledged-but-gone") && v.contains("not in the command log"));
+    }
+
+    @Test
+    void aSecondDifferentReplyToOneRequestIsCaught() {
+        History history = simulate(3, Arbitration.REAL, 200);
+        Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
+        String twice = replies.keySet().iterator().next();
+        List<byte[]> both = new ArrayList<>(replies.get(twice));
+        both.add(("{\"request_id\":\"" + twice + "\",\"outcome\":\"not_found\"}").getBytes(StandardCharsets.UTF_8));
+        replies.put(twice, both);
+
+        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains(twice) && v.contains("different replies"));
+    }
+
+    @Test
+    void aRedeliveredCommandMayBeAnsweredTwiceIdentically() {
+        History history = simulate(5, Arbitration.REAL, 300);
+        List<LoggedRecord> log = new ArrayList<>(history.log());
+        Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
+        LoggedRecord again = log.get(10);
+        long nextOffset = log.stream().filter(r -> r.partition() == again.partition())
+                .mapToLong(LoggedRecord::offset).max().orElseThrow() + 1;
+        log.add(new LoggedRecord(again.partition(), nextOffset, Instant.parse("2030-01-01T00:00:00Z"), again.key(),
+                again.value()));
+        String requestId = requestIdOf(again);
+        List<byte[]> twice = new ArrayList<>(replies.get(requestId));
+        twice.add(twice.get(0));
+        replies.put(requestId, twice);
+
+        HistoryChecker.check(new History(history.sent(), log, replies)).assertSafe();
+    }
+
+    /** Clients on a few contended resources with short TTLs, answered by {@code arbitration}. */
+    static History simulate(long seed, Arbitration arbitration, int commands) {
+        Random random = new Random(seed);
+        List<LoggedRecord> log = new ArrayList<>();
+        long[] offsets = new long[PARTITIONS];
+        Instant time = Instant.parse("2026-12-02T12:00:00Z");
+        Set<String> sent = new HashSet<>();
+        for (int i = 0; i < commands; i++) {
+            time = time.plusMillis(random.nextInt(60));
+            String requestId = "req-" + seed + "-" + i;
+            String resource = "job-" + random.nextInt(5);
+            String owner = "runner-" + random.nextInt(4);
+            Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
+            int dice = random.nextInt(100);
+            Command command = dice < 45 ? new Command.Acquire(requestId, resource, owner, ttl)
+                    : dice < 65 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
+                    : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
+                    : new Command.Status(requestId, resource);
+            int partition = Math.floorMod(resource.hashCode(), PARTITIONS);
+            log.add(new LoggedRecord(partition, offsets[partition]++, time, CommandEncoder.key(command),
+                    CommandEncoder.encode(command, Optional.empty())));
+            sent.add(requestId);
+        }
+        SequentialModel answered = SequentialModel.replay(log, arbitration);
+        Map<String, List<byte[]>> replies = new HashMap<>();
+        for (String requestId : answered.answerableRequestIds()) {
+            replies.put(requestId, answered.expectedReplies(requestId).stream()
+                    .map(r -> r.getBytes(StandardCharsets.UTF_8)).toList());
+        }
+        return new History(sent, log, replies);
+    }
+
+    private static Lease asOwnedBy(Lease lease, String owner) {
+        return new Lease(lease.resource(), owner, lease.fencingToken(), lease.acquiredAt(), lease.expiresAt());
+    }
+
+    private static Optional<String> ownerOf(Command command) {
+        if (command instanceof Command.Acquire a) {
+            return Optional.of(a.owner());
+        } else if (command instanceof Command.Renew r) {
+            return Optional.of(r.owner());
+        } else if (command instanceof Command.Release r) {
+            return Optional.of(r.owner());
+        }
+        return Optional.empty();
+    }
+
+    private static Set<String> outcomes(History history) {
+        Set<String> outcomes = new HashSet<>();
+        history.replies().values().forEach(list -> list.forEach(r -> {
+            String json = new String(r, StandardCharsets.UTF_8);
+            int at = json.indexOf("\"outcome\":\"") + 11;
+            outcomes.add(json.substring(at, json.indexOf('"', at)));
+        }));
+        return outcomes;
+    }
+
+    private static String requestIdOf(LoggedRecord record) {
+        return dev.lockstep.testkit.Commands.parse(record.value()).path("request_id").asText();
+    }
+}
