@@ -1,0 +1,96 @@
+package dev.lockstep.faults;
+
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.LockstepProcess;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code lockstep worker} in a child JVM, so that a fault can be what it is in production: a
+ * SIGKILL, or a SIGSTOP that freezes every thread of the process at once.
+ */
+final class ChildWorker implements AutoCloseable {
+
+    private final Process process;
+    private final String name;
+
+    private ChildWorker(Process process, String name) {
+        this.process = process;
+        this.name = name;
+    }
+
+    /**
+     * @param kafkaProperties client properties passed with {@code --kafka-config} (e.g. group timeouts)
+     */
+    static ChildWorker start(LockstepExtension env, String name, String groupId, Map<String, String> kafkaProperties) {
+        try {
+            Path dir = Files.createDirectories(Path.of("target", "faults"));
+            List<String> args = new ArrayList<>(List.of("worker",
+                    "--bootstrap-servers", env.kafka().bootstrapServers(),
+                    "--db-url", env.database().jdbcUrl(),
+                    "--command-topic", env.topics().commands(),
+                    "--reply-topic", env.topics().replies(),
+                    "--dead-letter-topic", env.topics().deadLetters(),
+                    "--group-id", groupId,
+                    "--db-pool-size", "4", "--apply-threads", "3"));
+            if (!kafkaProperties.isEmpty()) {
+                Path config = dir.resolve(name + ".properties");
+                StringBuilder text = new StringBuilder();
+                kafkaProperties.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+                Files.writeString(config, text);
+                args.addAll(List.of("--kafka-config", config.toString()));
+            }
+            File stderr = dir.resolve(name + ".stderr").toFile();
+            return new ChildWorker(LockstepProcess.start(stderr, args.toArray(String[]::new)), name);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** SIGKILL: no shutdown hook runs, the batch in flight is cut wherever it was. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " survived SIGKILL");
+        }
+    }
+
+    /** SIGSTOP: every thread freezes, heartbeats included, as in a long GC pause or a VM migration. */
+    void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT: the frozen worker carries on from where it was, unaware of the time that passed. */
+    void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (exit != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + name + " failed: " + exit);
+        }
+    }
+
+    /** SIGTERM, then SIGKILL if it does not stop within 30 s. */
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package dev.lockstep.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.history.History;
+import dev.lockstep.history.HistoryChecker;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * One fault test: a randomized workload runs while the test injects its fault; then the load
+ * stops, every request is awaited, and the history is checked. The figures go to stdout and to
+ * {@code target/reliability/results.md}, where {@code docs/reliability.md} takes them from.
+ *
+ * <pre>{@code
+ * try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker SIGKILL")) {
+ *     run.load().awaitPublished(500);
+ *     worker.kill();
+ *     run.faultInjected();
+ *     // ... recover ...
+ *     run.check();
+ * }
+ * }</pre>
+ */
+final class FaultRun implements AutoCloseable {
+
+    /** {@code -Dlockstep.faults.seed=N} replays a run; the seed is printed with every result. */
+    static final long SEED = Long.getLong("lockstep.faults.seed", 20261202L);
+
+    private static final int CLIENTS = 8;
+    private static final int RESOURCES = 6;
+    private static final Duration CLIENT_PAUSE = Duration.ofMillis(12);
+
+    private final KafkaSettings kafka;
+    private final TopicNames topics;
+    private final String fault;
+    private final long seed;
+    private final Workload load;
+    private int faults;
+
+    private FaultRun(KafkaSettings kafka, TopicNames topics, String fault, long seed) {
+        this.kafka = kafka;
+        this.topics = topics;
+        this.fault = fault;
+        this.seed = seed;
+        this.load = Workload.start(kafka, topics.commands(), seed, CLIENTS, RESOURCES, CLIENT_PAUSE);
+    }
+
+    static FaultRun start(KafkaSettings kafka, TopicNames topics, String fault) {
+        return new FaultRun(kafka, topics, fault, SEED + fault.hashCode());
+    }
+
+    Workload load() {
+        return load;
+    }
+
+    void faultInjected() {
+        faults++;
+    }
+
+    /** Stops the load, waits for every reply, checks the history and fails on any violation. */
+    HistoryChecker.Result check() {
+        Set<String> sent = load.finish();
+        History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120));
+        HistoryChecker.Result result = HistoryChecker.check(history);
+        report(result);
+        result.assertSafe();
+        assertThat(faults).as("faults injected").isPositive();
+        assertThat(result.requestsSent()).as("requests sent").isGreaterThan(500);
+        assertThat(result.leasesGranted()).as("leases granted").isGreaterThan(50);
+        return result;
+    }
+
+    private void report(HistoryChecker.Result result) {
+        String line = String.format("| %s | %d | %,d | %,d | %,d | %,d | %d | %d | %d |%n", fault, seed,
+                result.requestsSent(), result.logRecords(), result.replies(), result.leasesGranted(), faults,
+                load.failedSends(), result.violations().size());
+        System.out.print("fault run: " + line);
+        try {
+            Path file = Path.of("target", "reliability", "results.md");
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        load.close();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.lockstep.faults;
+
+import dev.lockstep.history.History;
+import dev.lockstep.history.LoggedRecord;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** Reads a run's history back from the broker: the command log and every reply, whole. */
+final class Histories {
+
+    private Histories() {
+    }
+
+    /**
+     * Waits until every sent request has a reply (or {@code patience} has passed: the checker
+     * then names the unanswered ones), and returns the history.
+     */
+    static History await(KafkaSettings kafka, TopicNames topics, Set<String> sent, Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            History history = read(kafka, topics, sent);
+            if (history.replies().keySet().containsAll(sent) || System.nanoTime() > deadline) {
+                return history;
+            }
+            LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
+        }
+    }
+
+    static History read(KafkaSettings kafka, TopicNames topics, Set<String> sent) {
+        List<LoggedRecord> log = new ArrayList<>();
+        for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topics.commands())) {
+            if (r.timestampType() != TimestampType.LOG_APPEND_TIME) {
+                throw new IllegalStateException("the command topic must use LogAppendTime: " + r.timestampType());
+            }
+            log.add(new LoggedRecord(r.partition(), r.offset(), Instant.ofEpochMilli(r.timestamp()), r.key(), r.value()));
+        }
+        Map<String, List<byte[]>> replies = new HashMap<>();
+        for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topics.replies())) {
+            replies.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(r.value());
+        }
+        return new History(sent, log, replies);
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(KafkaSettings kafka, String topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.with(Map.of(
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000)),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+            }
+            return records;
+        }
+    }
+}
