@@ -118,6 +118,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     private static void format(Path logDir) {
+        if (Files.exists(logDir.resolve("meta.properties"))) {
+            return; // formatted before: keep its cluster ID, topics and records
+        }
         Formatter formatter = new Formatter()
                 .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
                 .setNodeId(1)

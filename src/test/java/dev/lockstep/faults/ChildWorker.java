@@ -2,7 +2,6 @@ package dev.lockstep.faults;
 
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,10 +19,12 @@ final class ChildWorker implements AutoCloseable {
 
     private final Process process;
     private final String name;
+    private final Path log;
 
-    private ChildWorker(Process process, String name) {
+    private ChildWorker(Process process, String name, Path log) {
         this.process = process;
         this.name = name;
+        this.log = log;
     }
 
     /**
@@ -47,8 +48,9 @@ final class ChildWorker implements AutoCloseable {
                 Files.writeString(config, text);
                 args.addAll(List.of("--kafka-config", config.toString()));
             }
-            File stderr = dir.resolve(name + ".stderr").toFile();
-            return new ChildWorker(LockstepProcess.start(stderr, args.toArray(String[]::new)), name);
+            Path stderr = dir.resolve(name + ".stderr");
+            Files.deleteIfExists(stderr);
+            return new ChildWorker(LockstepProcess.start(stderr.toFile(), args.toArray(String[]::new)), name, stderr);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -72,8 +74,9 @@ final class ChildWorker implements AutoCloseable {
         signal("CONT");
     }
 
-    boolean isAlive() {
-        return process.isAlive();
+    /** What the worker logged so far (its stderr). */
+    String log() throws IOException {
+        return Files.readString(log);
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
