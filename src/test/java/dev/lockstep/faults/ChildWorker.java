@@ -1,5 +1,6 @@
 package dev.lockstep.faults;
 
+import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.IOException;
@@ -31,14 +32,20 @@ final class ChildWorker implements AutoCloseable {
      * @param kafkaProperties client properties passed with {@code --kafka-config} (e.g. group timeouts)
      */
     static ChildWorker start(LockstepExtension env, String name, String groupId, Map<String, String> kafkaProperties) {
+        return start(env, env.topics(), name, groupId, kafkaProperties);
+    }
+
+    /** A worker on other topics than the class's (the soak test uses fresh topics every round). */
+    static ChildWorker start(LockstepExtension env, TopicNames topics, String name, String groupId,
+            Map<String, String> kafkaProperties) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "faults"));
             List<String> args = new ArrayList<>(List.of("worker",
                     "--bootstrap-servers", env.kafka().bootstrapServers(),
                     "--db-url", env.database().jdbcUrl(),
-                    "--command-topic", env.topics().commands(),
-                    "--reply-topic", env.topics().replies(),
-                    "--dead-letter-topic", env.topics().deadLetters(),
+                    "--command-topic", topics.commands(),
+                    "--reply-topic", topics.replies(),
+                    "--dead-letter-topic", topics.deadLetters(),
                     "--group-id", groupId,
                     "--db-pool-size", "4", "--apply-threads", "3"));
             if (!kafkaProperties.isEmpty()) {

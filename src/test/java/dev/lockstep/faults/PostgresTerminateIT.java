@@ -24,7 +24,7 @@ class PostgresTerminateIT {
                 run.load().awaitPublished(250);
                 // the worker reconnects after the previous round; terminate once it has
                 Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> terminateWorkerConnections() > 0);
+                        .until(() -> terminateConnections(env) > 0);
                 run.faultInjected();
             }
             run.load().awaitPublished(1_500);
@@ -32,22 +32,16 @@ class PostgresTerminateIT {
         }
     }
 
-    private static int terminateWorkerConnections() throws SQLException {
+    /** Terminates every connection to the test class's database but our own; returns how many. */
+    static int terminateConnections(LockstepExtension env) throws SQLException {
         try (Connection admin = env.serverAdmin(); PreparedStatement st = admin.prepareStatement(
                 "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                         + "WHERE datname = ? AND pid <> pg_backend_pid()")) {
-            st.setString(1, databaseName());
+            st.setString(1, env.databaseName());
             try (ResultSet rs = st.executeQuery()) {
                 rs.next();
                 return rs.getInt(1);
             }
-        }
-    }
-
-    private static String databaseName() throws SQLException {
-        try (Connection c = env.jdbc(); ResultSet rs = c.createStatement().executeQuery("SELECT current_database()")) {
-            rs.next();
-            return rs.getString(1);
         }
     }
 }

@@ -45,7 +45,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class LockstepExtension implements BeforeAllCallback, AfterAllCallback {
 
     private static final AtomicInteger CLASSES = new AtomicInteger();
-    private static final int PARTITIONS = 3;
+    /** Partitions of every test topic. */
+    public static final int PARTITIONS = 3;
 
     private Infrastructure infra;
     private TopicNames topics;
@@ -89,9 +90,13 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     /** Creates topics from the project's own definitions, renamed, with this suite's partition count. */
     public void createTopics(String commands, String replyTopic, String deadLetterTopic) {
-        try (Admin admin = Admin.create(kafka().with(Map.of()))) {
-            new TopicApplier(admin).apply(TopicSpecs.renamed(new TopicNames(commands, replyTopic, deadLetterTopic),
-                    PARTITIONS, (short) 1));
+        createTopics(kafka(), new TopicNames(commands, replyTopic, deadLetterTopic));
+    }
+
+    /** Creates topics on another cluster, e.g. a broker a test starts and stops itself. */
+    public static void createTopics(KafkaSettings kafka, TopicNames names) {
+        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+            new TopicApplier(admin).apply(TopicSpecs.renamed(names, PARTITIONS, (short) 1));
         }
     }
 
@@ -105,6 +110,11 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     public DatabaseSettings database() {
         return DatabaseSettings.of(infra.urlOf(database));
+    }
+
+    /** The name of this class's database on the server. */
+    public String databaseName() {
+        return database;
     }
 
     public Connection jdbc() throws SQLException {

@@ -14,6 +14,7 @@ public final class RunningWorker implements AutoCloseable {
     private final LockStore store;
     private final Worker worker;
     private final Thread thread;
+    private boolean closed;
 
     private RunningWorker(LockStore store, Worker worker) {
         this.store = store;
@@ -30,8 +31,13 @@ public final class RunningWorker implements AutoCloseable {
         return running;
     }
 
+    /** Stops the worker; a second call does nothing, so a test may stop a worker early. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         worker.stop();
         try {
             if (!worker.awaitStopped(Duration.ofSeconds(30))) {
