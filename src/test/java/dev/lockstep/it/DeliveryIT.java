@@ -96,7 +96,7 @@ class DeliveryIT {
         ConsumerRecord<byte[], byte[]> dead = env.deadLetters()
                 .await(r -> Arrays.equals(r.key(), key), 1).get(0);
         assertThat(dead.value()).isEqualTo(garbage);
-        assertThat(text(dead.headers().lastHeader("lockstep-error").value())).startsWith("not a JSON object");
+        assertThat(text(dead.headers().lastHeader("lockstep-error").value())).isEqualTo("record value is not valid UTF-8");
         assertThat(env.call(status(newId(), "dlq-1")).path("outcome").asText()).isEqualTo("not_found");
     }
 
