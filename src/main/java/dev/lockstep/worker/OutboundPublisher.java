@@ -1,19 +1,18 @@
 package dev.lockstep.worker;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * Publishes replies and dead letters, and returns only once the broker acknowledged every one of
- * them: the worker commits the command offsets after that, never before.
+ * Publishes replies and dead letters and reports when the broker acknowledged every one of them:
+ * the worker commits the command offsets after that, never before.
  */
 final class OutboundPublisher {
 
@@ -28,22 +27,38 @@ final class OutboundPublisher {
         this.deadLetterTopic = deadLetterTopic;
     }
 
-    /** @throws KafkaException when any record was not acknowledged; the caller retries the batch */
-    void publishAll(List<Outbound> outbound) {
-        List<Future<RecordMetadata>> acks = new ArrayList<>(outbound.size());
-        for (Outbound out : outbound) {
-            acks.add(producer.send(toRecord(out)));
+    /**
+     * Hands every record to the producer, in order, and returns at once.
+     *
+     * @return completes when the broker acknowledged them all, or exceptionally with a
+     *     {@link KafkaException} at the first that was not; the caller then retries the batch
+     */
+    CompletableFuture<Void> send(List<Outbound> outbound) {
+        CompletableFuture<Void> acknowledged = new CompletableFuture<>();
+        if (outbound.isEmpty()) {
+            acknowledged.complete(null);
+            return acknowledged;
         }
-        for (Future<RecordMetadata> ack : acks) {
-            try {
-                ack.get();
-            } catch (ExecutionException e) {
-                throw new KafkaException("the broker did not acknowledge a reply: " + e.getCause().getMessage(),
-                        e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new KafkaException("interrupted while waiting for acknowledgements", e);
-            }
+        AtomicInteger pending = new AtomicInteger(outbound.size());
+        for (Outbound out : outbound) {
+            producer.send(toRecord(out), (metadata, error) -> {
+                if (error != null) {
+                    acknowledged.completeExceptionally(new KafkaException(
+                            "the broker did not acknowledge a reply: " + error.getMessage(), error));
+                } else if (pending.decrementAndGet() == 0) {
+                    acknowledged.complete(null);
+                }
+            });
+        }
+        return acknowledged;
+    }
+
+    /** As {@link #send(List)}, waiting for the acknowledgements. */
+    void publishAll(List<Outbound> outbound) {
+        try {
+            send(outbound).join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof KafkaException k ? k : new KafkaException(e.getCause());
         }
     }
 

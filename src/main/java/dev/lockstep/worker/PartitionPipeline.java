@@ -2,11 +2,15 @@ package dev.lockstep.worker;
 
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.StoreException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -19,26 +23,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies partition batches off the poll thread, at most one batch per partition at a time (the
- * worker pauses a partition while its batch runs), so per-resource order holds while different
- * partitions' transactions and acknowledgements overlap, and the poll loop keeps feeding the
- * partitions that are free. Used by the poll thread only.
+ * Applies partition batches off the poll thread in two stages. <b>Applying</b>: the transaction,
+ * then the replies handed to the producer; at most one batch per partition (the worker pauses the
+ * partition meanwhile), so per-resource order holds. <b>Acknowledging</b>: the broker's acks for
+ * those replies; the partition's next batch is applied meanwhile, and offsets are released in
+ * batch order once each batch is acknowledged. A batch whose acks fail is applied again from its
+ * first offset, with every later one: the progress row turns that into stored replies sent again.
+ * Used by the poll thread only.
  */
 final class PartitionPipeline implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartitionPipeline.class);
 
-    /** A batch that finished: applied and acknowledged ({@code ok}), or to be retried from {@code firstOffset}. */
-    record Settled(TopicPartition partition, long firstOffset, long nextOffset, boolean ok) {
+    /** What happened to a batch since the last harvest. */
+    enum Stage {
+        /** Transaction committed, replies sent: the partition may take its next batch. */
+        APPLIED,
+        /** Replies acknowledged: {@code nextOffset} may be committed. */
+        ACKNOWLEDGED,
+        /** Applying or acknowledging failed: consume again from {@code firstOffset}. */
+        FAILED
     }
 
-    private record InFlight(CompletableFuture<Void> future, long firstOffset, long nextOffset) {
+    record Settled(TopicPartition partition, long firstOffset, long nextOffset, Stage stage) {
+    }
+
+    /** @param epoch the partition's epoch when the batch started; a failed acknowledgement starts a new one */
+    private record Batch(CompletableFuture<?> future, long firstOffset, long nextOffset, int epoch) {
     }
 
     private final RecordProcessor processor;
     private final OutboundPublisher publisher;
     private final ExecutorService executor;
-    private final Map<TopicPartition, InFlight> inFlight = new HashMap<>();
+    private final Map<TopicPartition, Batch> applying = new HashMap<>();
+    private final Map<TopicPartition, Deque<Batch>> acknowledging = new HashMap<>();
+    private final Map<TopicPartition, Integer> epochs = new HashMap<>();
 
     PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads) {
         this.processor = processor;
@@ -52,62 +71,117 @@ final class PartitionPipeline implements AutoCloseable {
     }
 
     boolean isBusy() {
-        return !inFlight.isEmpty();
+        return !applying.isEmpty() || !acknowledging.isEmpty();
     }
 
-    /** Starts applying one partition's batch; the caller pauses the partition until it settles. */
+    /** Whether a batch of the partition is in its applying stage: the partition must stay paused. */
+    boolean isApplying(TopicPartition tp) {
+        return applying.containsKey(tp);
+    }
+
+    /** Starts applying one partition's batch; the caller pauses the partition until it is APPLIED or FAILED. */
     void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
-        if (inFlight.containsKey(tp)) {
+        if (applying.containsKey(tp)) {
             throw new IllegalStateException("a batch of " + tp + " is still running; the partition should be paused");
         }
         List<Inbound> records = batch.stream().map(Inbound::of).toList();
-        CompletableFuture<Void> future = CompletableFuture.runAsync(() -> publisher.publishAll(
+        CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> publisher.send(
                 processor.process(new PartitionId(tp.topic(), tp.partition()), records)), executor);
-        inFlight.put(tp, new InFlight(future, batch.get(0).offset(), batch.get(batch.size() - 1).offset() + 1));
+        applying.put(tp, new Batch(future, batch.get(0).offset(), batch.get(batch.size() - 1).offset() + 1,
+                epochs.getOrDefault(tp, 0)));
     }
 
-    /** The batches that have finished since the last call, without waiting. */
+    /** What has moved on since the last call, without waiting. */
     List<Settled> harvest() {
-        List<TopicPartition> finished = inFlight.entrySet().stream()
-                .filter(e -> e.getValue().future().isDone())
-                .map(Map.Entry::getKey)
-                .toList();
-        return settle(finished);
+        List<Settled> settled = new ArrayList<>();
+        for (TopicPartition tp : List.copyOf(applying.keySet())) {
+            if (applying.get(tp).future().isDone()) {
+                settled.add(finishApplying(tp));
+            }
+        }
+        for (TopicPartition tp : List.copyOf(acknowledging.keySet())) {
+            Deque<Batch> queue = acknowledging.get(tp);
+            while (!queue.isEmpty() && queue.peekFirst().future().isDone()) {
+                Settled acked = finishAcknowledging(tp, queue);
+                settled.add(acked);
+                if (acked.stage() == Stage.FAILED) {
+                    break;
+                }
+            }
+            if (queue.isEmpty()) {
+                acknowledging.remove(tp);
+            }
+        }
+        return settled;
     }
 
-    /** Waits for the batches of these partitions (all, when handing over or stopping). */
+    /** Waits for every batch of these partitions, in both stages (when handing over or stopping). */
     List<Settled> await(Collection<TopicPartition> partitions) {
-        List<TopicPartition> waiting = new ArrayList<>(partitions);
-        waiting.retainAll(inFlight.keySet());
-        return settle(waiting);
+        Set<TopicPartition> waiting = new HashSet<>(partitions);
+        List<Settled> settled = new ArrayList<>();
+        for (TopicPartition tp : waiting) {
+            if (applying.containsKey(tp)) {
+                settled.add(finishApplying(tp));
+            }
+            Deque<Batch> queue = acknowledging.remove(tp);
+            while (queue != null && !queue.isEmpty()) {
+                Settled acked = finishAcknowledging(tp, queue);
+                settled.add(acked);
+                if (acked.stage() == Stage.FAILED) {
+                    break;
+                }
+            }
+        }
+        return settled;
     }
 
     List<Settled> awaitAll() {
-        return await(List.copyOf(inFlight.keySet()));
+        Set<TopicPartition> all = new HashSet<>(applying.keySet());
+        all.addAll(acknowledging.keySet());
+        return await(all);
     }
 
-    private List<Settled> settle(List<TopicPartition> partitions) {
-        List<Settled> settled = new ArrayList<>(partitions.size());
-        for (TopicPartition tp : partitions) {
-            InFlight batch = inFlight.remove(tp);
-            boolean ok;
-            try {
-                batch.future().join();
-                ok = true;
-            } catch (CompletionException e) {
-                Throwable cause = e.getCause();
-                if (cause instanceof StoreException || cause instanceof KafkaException) {
-                    LOG.error("batch {} offsets {}..{} failed, will retry: {}", tp, batch.firstOffset(),
-                            batch.nextOffset() - 1, cause.getMessage());
-                } else {
-                    LOG.error("batch {} offsets {}..{} failed unexpectedly, will retry", tp, batch.firstOffset(),
-                            batch.nextOffset() - 1, cause);
-                }
-                ok = false;
+    private Settled finishApplying(TopicPartition tp) {
+        Batch batch = applying.remove(tp);
+        try {
+            CompletableFuture<?> acks = (CompletableFuture<?>) batch.future().join();
+            // A batch that started before an earlier batch's acks failed is redone from that
+            // batch's first offset: its own acks must not release any offset.
+            if (batch.epoch() == epochs.getOrDefault(tp, 0)) {
+                acknowledging.computeIfAbsent(tp, k -> new ArrayDeque<>())
+                        .addLast(new Batch(acks, batch.firstOffset(), batch.nextOffset(), batch.epoch()));
             }
-            settled.add(new Settled(tp, batch.firstOffset(), batch.nextOffset(), ok));
+            return new Settled(tp, batch.firstOffset(), batch.nextOffset(), Stage.APPLIED);
+        } catch (CompletionException e) {
+            logFailure(tp, batch, e.getCause());
+            // A stale batch is redone anyway, from the earlier batch's offset the worker went back to.
+            return new Settled(tp, batch.firstOffset(), batch.nextOffset(),
+                    batch.epoch() == epochs.getOrDefault(tp, 0) ? Stage.FAILED : Stage.APPLIED);
         }
-        return settled;
+    }
+
+    /** Takes the oldest batch of the queue; after a failure the later ones are dropped, they are redone. */
+    private Settled finishAcknowledging(TopicPartition tp, Deque<Batch> queue) {
+        Batch batch = queue.pollFirst();
+        try {
+            batch.future().join();
+            return new Settled(tp, batch.firstOffset(), batch.nextOffset(), Stage.ACKNOWLEDGED);
+        } catch (CompletionException e) {
+            logFailure(tp, batch, e.getCause());
+            queue.clear();
+            epochs.merge(tp, 1, Integer::sum);
+            return new Settled(tp, batch.firstOffset(), batch.nextOffset(), Stage.FAILED);
+        }
+    }
+
+    private static void logFailure(TopicPartition tp, Batch batch, Throwable cause) {
+        if (cause instanceof StoreException || cause instanceof KafkaException) {
+            LOG.error("batch {} offsets {}..{} failed, will retry: {}", tp, batch.firstOffset(),
+                    batch.nextOffset() - 1, cause.getMessage());
+        } else {
+            LOG.error("batch {} offsets {}..{} failed unexpectedly, will retry", tp, batch.firstOffset(),
+                    batch.nextOffset() - 1, cause);
+        }
     }
 
     @Override

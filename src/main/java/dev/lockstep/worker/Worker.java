@@ -6,8 +6,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -91,14 +93,14 @@ public final class Worker implements AutoCloseable {
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(
-                Map.of(ProducerConfig.LINGER_MS_CONFIG, 1), Map.of(
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
+                ProducerConfig.LINGER_MS_CONFIG, 1,
                 // Surface an unreachable broker within 30 s so the batch is rewound and retried.
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000)),
+                ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), Map.of(
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new ByteArraySerializer(), new ByteArraySerializer());
         Admin admin = Admin.create(settings.kafka().with(Map.of()));
         ReplyRouter router = new ReplyRouter(settings.topics().replies(), settings.replyTopics(),
@@ -155,32 +157,38 @@ public final class Worker implements AutoCloseable {
         settle(pipeline.harvest());
     }
 
-    /** Commits what was applied, rewinds what failed, and resumes the partitions. */
+    /** Commits what was acknowledged, rewinds what failed, and resumes the partitions that are free. */
     private void settle(List<PartitionPipeline.Settled> settled) {
         if (settled.isEmpty()) {
             return;
         }
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
+        Set<TopicPartition> free = new HashSet<>();
         boolean failed = false;
         for (PartitionPipeline.Settled batch : settled) {
-            if (batch.ok()) {
-                done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
-            } else {
-                consumer.seek(batch.partition(), batch.firstOffset());
-                failed = true;
+            switch (batch.stage()) {
+                case APPLIED -> free.add(batch.partition());
+                case ACKNOWLEDGED -> done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
+                case FAILED -> {
+                    consumer.seek(batch.partition(), batch.firstOffset());
+                    free.add(batch.partition());
+                    failed = true;
+                }
             }
         }
         applied.putAll(done);
-        consumer.resume(settled.stream().map(PartitionPipeline.Settled::partition)
-                .filter(consumer.assignment()::contains).toList());
-        // Asynchronous: the database's progress row, not the offset, is what prevents a second
-        // application, so a lost or late commit only costs replies sent again.
-        consumer.commitAsync(done, (offsets, error) -> {
-            if (error != null) {
-                LOG.warn("committing offsets failed (records will be redelivered and answered again): {}",
-                        error.getMessage());
-            }
-        });
+        consumer.resume(free.stream().filter(consumer.assignment()::contains)
+                .filter(tp -> !pipeline.isApplying(tp)).toList());
+        if (!done.isEmpty()) {
+            // Asynchronous: the database's progress row, not the offset, is what prevents a second
+            // application, so a lost or late commit only costs replies sent again.
+            consumer.commitAsync(done, (offsets, error) -> {
+                if (error != null) {
+                    LOG.warn("committing offsets failed (records will be redelivered and answered again): {}",
+                            error.getMessage());
+                }
+            });
+        }
         if (failed) {
             pause(backoff.next());
         } else {
@@ -244,8 +252,9 @@ public final class Worker implements AutoCloseable {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             // Finish what runs for these partitions, then hand over their offsets.
-            pipeline.await(partitions).stream().filter(PartitionPipeline.Settled::ok).forEach(batch ->
-                    applied.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset())));
+            pipeline.await(partitions).stream()
+                    .filter(batch -> batch.stage() == PartitionPipeline.Stage.ACKNOWLEDGED)
+                    .forEach(batch -> applied.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset())));
             commitNow(partitions);
             LOG.info("partitions revoked: {}", partitions);
         }

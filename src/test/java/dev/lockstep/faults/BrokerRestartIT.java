@@ -2,12 +2,15 @@ package dev.lockstep.faults;
 
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,25 +26,33 @@ class BrokerRestartIT {
 
     @Test
     void aBrokerRestartDelaysRepliesButLosesNone() throws Exception {
+        restartUnderLoad(env, "broker stopped and started on the same log directory", "short", Duration.ofSeconds(3),
+                FaultTimeouts.GROUP);
+    }
+
+    /** Runs the workload on a broker of its own, stops the broker for {@code down}, and checks the history. */
+    static void restartUnderLoad(LockstepExtension env, String fault, String name, Duration down,
+            Map<String, String> workerKafka) throws Exception {
         Path dataDir = Files.createTempDirectory("lockstep-restart-kafka-");
         EmbeddedKafka broker = EmbeddedKafka.start(0, dataDir);
         String bootstrap = broker.bootstrapServers();
         int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
-        KafkaSettings kafka = new KafkaSettings(bootstrap, FaultTimeouts.GROUP);
-        LockstepExtension.createTopics(kafka, env.topics());
-        try (FaultRun run = FaultRun.start(kafka, env.topics(), "broker stopped and started on the same log directory")) {
-            RunningWorker worker = env.startWorker(WorkerSettings.defaults(kafka)
-                    .withTopics(env.topics(), new TopicAllowList(TopicAllowList.DEFAULT))
-                    .withGroupId("broker-restart"));
+        TopicNames topics = new TopicNames(env.topics().commands() + "-" + name, env.topics().replies() + "-" + name,
+                env.topics().deadLetters() + "-" + name);
+        LockstepExtension.createTopics(KafkaSettings.of(bootstrap), topics);
+        RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(bootstrap, workerKafka))
+                .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                .withGroupId("broker-restart-" + name));
+        try (FaultRun run = FaultRun.start(KafkaSettings.of(bootstrap), topics, fault)) {
             run.load().awaitPublished(600);
             broker.close();
             run.faultInjected();
-            TimeUnit.SECONDS.sleep(3);
+            TimeUnit.MILLISECONDS.sleep(down.toMillis());
             broker = EmbeddedKafka.start(port, dataDir);
             run.load().awaitPublished(1_500);
             run.check();
-            worker.close(); // while its broker still runs
         } finally {
+            worker.close(); // while its broker still runs
             broker.close();
         }
     }
