@@ -93,10 +93,15 @@ final class ChildWorker implements AutoCloseable {
         }
     }
 
-    /** SIGTERM, then SIGKILL if it does not stop within 30 s. */
+    /** SIGCONT (a frozen worker cannot act on SIGTERM), SIGTERM, then SIGKILL if it does not stop within 30 s. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() throws InterruptedException, IOException {
         if (process.isAlive()) {
+            try {
+                thaw();
+            } catch (IllegalStateException exitedMeanwhile) {
+                // nothing left to stop
+            }
             process.destroy();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 kill();

@@ -14,16 +14,17 @@ class WorkerCrashIT {
 
     @Test
     void aWorkerKilledMidBatchLosesNothingAndGrantsNothingTwice() throws Exception {
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker killed (SIGKILL) mid-batch, restarted")) {
-            ChildWorker first = ChildWorker.start(env, "crash-1", GROUP, FaultTimeouts.GROUP);
+        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker killed (SIGKILL) mid-batch, restarted");
+                ChildWorker first = ChildWorker.start(env, "crash-1", GROUP, FaultTimeouts.GROUP)) {
             awaitAnswering(run);
             first.kill();
             run.faultInjected();
             run.load().awaitPublished(300); // commands pile up while no worker runs
-            ChildWorker second = ChildWorker.start(env, "crash-2", GROUP, FaultTimeouts.GROUP);
-            awaitAnswering(run);
-            second.kill();
-            run.faultInjected();
+            try (ChildWorker second = ChildWorker.start(env, "crash-2", GROUP, FaultTimeouts.GROUP)) {
+                awaitAnswering(run);
+                second.kill();
+                run.faultInjected();
+            }
             try (ChildWorker third = ChildWorker.start(env, "crash-3", GROUP, FaultTimeouts.GROUP)) {
                 awaitAnswering(run);
                 run.check();
