@@ -101,13 +101,7 @@ final class PartitionPipeline implements AutoCloseable {
         }
         for (TopicPartition tp : List.copyOf(acknowledging.keySet())) {
             Deque<Batch> queue = acknowledging.get(tp);
-            while (!queue.isEmpty() && queue.peekFirst().future().isDone()) {
-                Settled acked = finishAcknowledging(tp, queue);
-                settled.add(acked);
-                if (acked.stage() == Stage.FAILED) {
-                    break;
-                }
-            }
+            drainAcknowledged(tp, queue, false, settled);
             if (queue.isEmpty()) {
                 acknowledging.remove(tp);
             }
@@ -124,15 +118,25 @@ final class PartitionPipeline implements AutoCloseable {
                 settled.add(finishApplying(tp));
             }
             Deque<Batch> queue = acknowledging.remove(tp);
-            while (queue != null && !queue.isEmpty()) {
-                Settled acked = finishAcknowledging(tp, queue);
-                settled.add(acked);
-                if (acked.stage() == Stage.FAILED) {
-                    break;
-                }
+            if (queue != null) {
+                drainAcknowledged(tp, queue, true, settled);
             }
         }
         return settled;
+    }
+
+    /**
+     * Settles the queue's batches oldest first: those already acknowledged, or all of them when
+     * {@code wait}; a failure ends the queue (the later batches are redone).
+     */
+    private void drainAcknowledged(TopicPartition tp, Deque<Batch> queue, boolean wait, List<Settled> settled) {
+        while (!queue.isEmpty() && (wait || queue.peekFirst().future().isDone())) {
+            Settled acked = finishAcknowledging(tp, queue);
+            settled.add(acked);
+            if (acked.stage() == Stage.FAILED) {
+                return;
+            }
+        }
     }
 
     List<Settled> awaitAll() {

@@ -85,7 +85,8 @@ final class Workload implements AutoCloseable {
     }
 
     private Command next(Random random, String owner, String requestId) {
-        String resource = "res-" + random.nextInt(resources);
+        // Named per run: runs that share a database (the soak's rounds) must not share leases.
+        String resource = "s" + seed + "-res-" + random.nextInt(resources);
         Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
         int dice = random.nextInt(100);
         return dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl)
