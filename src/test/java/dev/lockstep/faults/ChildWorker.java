@@ -81,6 +81,12 @@ final class ChildWorker implements AutoCloseable {
         signal("CONT");
     }
 
+    /** Whether the worker's latest word on its partitions is a non-empty assignment. */
+    boolean ownsPartitions() throws IOException {
+        List<String> events = log().lines().filter(line -> line.contains("d.l.worker.Worker - partitions ")).toList();
+        return !events.isEmpty() && events.get(events.size() - 1).matches(".*partitions assigned: \\[[^\\]].*");
+    }
+
     /** What the worker logged so far (its stderr). */
     String log() throws IOException {
         return Files.readString(log);

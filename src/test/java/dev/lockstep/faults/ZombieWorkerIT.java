@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.testkit.LockstepExtension;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,6 +29,10 @@ class ZombieWorkerIT {
             for (int round = 0; round < 2; round++) {
                 int seen = env.replies().all().size();
                 env.replies().await(r -> true, seen + 300);
+                // Freeze it while it owns partitions: a worker slow to start (or to rejoin after
+                // the previous round) would otherwise be frozen with nothing to lose.
+                Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                        .until(zombie::ownsPartitions);
                 zombie.freeze();
                 run.faultInjected();
                 TimeUnit.MILLISECONDS.sleep(Duration.ofSeconds(14).toMillis()); // past session and poll timeouts
