@@ -3,6 +3,7 @@ package dev.lockstep.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.lockstep.core.Command;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
@@ -11,7 +12,6 @@ import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpecs;
 import dev.lockstep.worker.ApplyMode;
-import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
 import java.io.IOException;
@@ -127,6 +127,7 @@ public final class Benchmark {
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("bench-" + suffix);
         Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode);
+        worker.checkTopics();
         Thread thread = new Thread(worker::run, "bench-worker");
         thread.start();
         try (LoadGenerator generator = LoadGenerator.start(kafka, topics, plan.partitions())) {

@@ -1,6 +1,7 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.core.Outcome;
+import dev.lockstep.worker.WorkerStartException;
 
 /** The CLI's exit codes, documented in the README. */
 final class ExitCodes {
@@ -9,6 +10,10 @@ final class ExitCodes {
     static final int ERROR = 1;
     static final int USAGE = 2;
     static final int DRIFT = 3;
+    /** The command topic does not use message.timestamp.type=LogAppendTime. */
+    static final int NOT_LOG_APPEND_TIME = 4;
+    /** The worker's decision settings differ from those recorded for the partitions. */
+    static final int SETTINGS_DIFFER = 5;
     static final int NOT_ACQUIRED = 10;
     static final int NOT_FOUND = 11;
     static final int FORBIDDEN = 12;
@@ -18,6 +23,14 @@ final class ExitCodes {
     static final int CANNOT_RUN = 127;
 
     private ExitCodes() {
+    }
+
+    static int of(WorkerStartException.Kind kind) {
+        return switch (kind) {
+            case UNAVAILABLE -> ERROR;
+            case NOT_LOG_APPEND_TIME -> NOT_LOG_APPEND_TIME;
+            case SETTINGS_DIFFER -> SETTINGS_DIFFER;
+        };
     }
 
     static int of(Outcome outcome) {

@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.worker.WorkerStartException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Map;
@@ -42,7 +43,7 @@ public final class LockstepCli {
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("lockstep: " + describe(e));
-            return ExitCodes.ERROR;
+            return e instanceof WorkerStartException refusal ? ExitCodes.of(refusal.kind()) : ExitCodes.ERROR;
         });
         return cli;
     }

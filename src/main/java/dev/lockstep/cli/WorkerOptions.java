@@ -1,11 +1,11 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.worker.Retention;
-import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
@@ -48,14 +48,15 @@ final class WorkerOptions {
             description = "Larger command records are dead-lettered unread. Default: ${DEFAULT-VALUE}.")
     int maxValueBytes;
 
-    @Option(names = "--lease-retention", paramLabel = "SECONDS", defaultValue = "3600",
-            description = "Ended leases are removed this long after they end. Default: ${DEFAULT-VALUE}.")
-    long leaseRetentionSeconds;
-
     @Option(names = "--request-retention", paramLabel = "SECONDS", defaultValue = "86400",
-            description = "A request ID is remembered (retries answered, not re-applied) this long. "
-                    + "Default: ${DEFAULT-VALUE}.")
+            description = "A request ID is remembered (retries answered, not re-applied) this long in log time; "
+                    + "at least 300. Default: ${DEFAULT-VALUE}.")
     long requestRetentionSeconds;
+
+    @Option(names = "--accept-settings-change", description = "When --max-ttl, --max-value-bytes, "
+            + "--request-retention, --reply-allow-list or the reply topic differ from the settings recorded for a "
+            + "partition, record these from the partition's next offset on instead of refusing to start.")
+    boolean acceptSettingsChange;
 
     DatabaseSettings database() {
         return new DatabaseSettings(dbUrl, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), dbPoolSize);
@@ -64,8 +65,8 @@ final class WorkerOptions {
     WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {
         return new WorkerSettings(kafka, topics, groupId, new TopicAllowList(replyAllowList),
                 new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes),
-                new Retention(Duration.ofSeconds(leaseRetentionSeconds), Duration.ofSeconds(requestRetentionSeconds),
-                        Retention.DEFAULT.interval(), Retention.DEFAULT.batchSize()),
-                applyThreads);
+                new Retention(Duration.ofSeconds(requestRetentionSeconds), Retention.DEFAULT.interval(),
+                        Retention.DEFAULT.batchSize()),
+                applyThreads, acceptSettingsChange);
     }
 }

@@ -10,12 +10,12 @@ import java.util.function.Function;
  * The lock rules, as a pure function: command + the resource's latest lease + now → decision.
  *
  * <p>No I/O, no clock reads, no state of its own: the caller supplies {@code now} (the broker's
- * log-append time or the worker's clock) and stores what the decision says to write. That keeps
- * every rule testable without a database and lets a batch be arbitrated in memory.
+ * log-append time) and the token a new lease would get, and stores what the decision says to
+ * write. That keeps every rule testable without a database and lets a batch be arbitrated in memory.
  *
  * <p>Rules (from the seed API, with fencing tokens added):
  * <ul>
- *   <li>acquire: no live lease → a new lease with a token above every earlier one; live lease of
+ *   <li>acquire: no live lease → a new lease with the given token (above every earlier one); live lease of
  *       the same owner → extended to {@code now + ttl}, same token; live lease of another owner →
  *       not acquired, with the time until it ends.</li>
  *   <li>renew: live lease of the same owner (and matching token, if one is given) →
@@ -30,21 +30,18 @@ public final class Arbiter {
     private Arbiter() {
     }
 
-    public static Decision decide(Command command, Optional<Lease> latest, Instant now) {
-        return decide(command, latest, now, 0);
-    }
-
     /**
-     * @param tokenFloor a token at least as large as any ever issued for a resource whose lease
-     *     row has since been removed; a new lease's token exceeds both it and the latest lease's
+     * @param newToken the fencing token a lease granted by this command gets: the caller derives it
+     *     from the command's position in the log, so it exceeds every token issued before on the
+     *     resource (see {@code PartitionPosition#tokenAt}) and applying the log again yields it again
      */
-    public static Decision decide(Command command, Optional<Lease> latest, Instant now, long tokenFloor) {
+    public static Decision decide(Command command, Optional<Lease> latest, Instant now, long newToken) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(latest, "latest");
         Objects.requireNonNull(now, "now");
         Optional<Lease> live = latest.filter(lease -> lease.isLiveAt(now));
         if (command instanceof Command.Acquire acquire) {
-            return acquire(acquire, latest, live, now, tokenFloor);
+            return acquire(acquire, live, now, newToken);
         } else if (command instanceof Command.Renew renew) {
             return renew(renew, live, now);
         } else if (command instanceof Command.Release release) {
@@ -55,8 +52,7 @@ public final class Arbiter {
         throw new IllegalArgumentException("unknown command " + command.getClass());
     }
 
-    private static Decision acquire(Command.Acquire cmd, Optional<Lease> latest, Optional<Lease> live, Instant now,
-            long tokenFloor) {
+    private static Decision acquire(Command.Acquire cmd, Optional<Lease> live, Instant now, long newToken) {
         Instant expiry = now.plus(cmd.ttl());
         if (live.isPresent()) {
             Lease current = live.get();
@@ -66,8 +62,7 @@ public final class Arbiter {
             Lease extended = current.withExpiry(expiry);
             return Decision.changed(new Verdict.Acquired(extended), extended);
         }
-        long token = Math.max(latest.map(Lease::fencingToken).orElse(0L), tokenFloor) + 1;
-        Lease granted = new Lease(cmd.resource(), cmd.owner(), token, now, expiry);
+        Lease granted = new Lease(cmd.resource(), cmd.owner(), newToken, now, expiry);
         return Decision.changed(new Verdict.Acquired(granted), granted);
     }
 

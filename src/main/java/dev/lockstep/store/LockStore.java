@@ -1,9 +1,8 @@
 package dev.lockstep.store;
 
-import java.time.Instant;
 import java.util.function.Function;
 
-/** Where leases, replies and progress live. One implementation today: {@link PostgresLockStore}. */
+/** Where leases, request entries and positions live. One implementation today: {@link PostgresLockStore}. */
 public interface LockStore extends AutoCloseable {
 
     /**
@@ -14,11 +13,13 @@ public interface LockStore extends AutoCloseable {
     <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work);
 
     /**
-     * Removes up to {@code limit} lease rows that ended before {@code leasesEndedBefore} and up to
-     * {@code limit} request-log rows applied before {@code repliesAppliedBefore}, in one short
-     * transaction that skips rows a batch has locked. Call it again while it returns full batches.
+     * Removes up to {@code limit} lease rows that ended before their partition's clock (no later
+     * record can observe them) and up to {@code limit} request entries older than their
+     * partition's clock minus its request retention, in one short transaction that skips rows a
+     * batch has locked. Log time only: when it runs changes no reply. Call it again while it
+     * returns full batches.
      */
-    SweepResult sweep(Instant leasesEndedBefore, Instant repliesAppliedBefore, int limit);
+    SweepResult sweep(int limit);
 
     @Override
     void close();

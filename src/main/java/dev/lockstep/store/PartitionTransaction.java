@@ -1,8 +1,12 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.StoredPartition;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * One batch's view of the store, inside one transaction that holds the partition's progress row
@@ -10,22 +14,28 @@ import java.util.Map;
  */
 public interface PartitionTransaction {
 
-    /** The partition's progress, read under a row lock that is held until the transaction ends. */
-    PartitionProgress progress();
+    /** The partition's record, read under a row lock held until the transaction ends; empty if never started. */
+    Optional<StoredPartition> partition();
 
-    /** The stored replies of those request IDs that were applied before. */
-    Map<String, StoredReply> storedReplies(Collection<String> requestIds);
+    /** The entries of those request IDs that were applied on this partition and not swept yet. */
+    Map<String, RequestEntry> requests(Collection<String> requestIds);
 
     /** The latest lease of each resource that has one, locked for update until the transaction ends. */
     Map<String, Lease> leasesForUpdate(Collection<String> resources);
 
-    /**
-     * The largest fencing token of any lease row the sweeper removed. Read it after
-     * {@link #leasesForUpdate}: a row missing there was removed by a sweep that had already
-     * committed, and so had already raised this floor.
-     */
-    long tokenFloor();
+    /** The largest fencing token of any lease row: a partition the database never saw starts above it. */
+    long largestToken();
 
-    /** Writes the batch's changed leases, its new replies and the partition's new progress. */
-    void save(Collection<Lease> leases, Collection<StoredReply> replies, PartitionProgress progress);
+    /**
+     * Writes the batch's changed leases, its request entries (replacing older ones) and the new
+     * position, with the offset below which the worker knows every reply was acknowledged.
+     */
+    void save(Collection<Lease> leases, Collection<RequestEntry> requests, PartitionPosition position,
+            long acknowledged);
+
+    /** The offset below which every reply was acknowledged, as last saved. */
+    long acknowledgedOffset();
+
+    /** Records a new epoch of the partition (first start, re-created topic, lost records, new settings). */
+    void begin(StoredPartition partition, String reason);
 }

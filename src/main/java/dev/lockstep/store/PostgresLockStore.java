@@ -4,11 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -75,41 +71,39 @@ public final class PostgresLockStore implements LockStore {
         }
     }
 
-    // SKIP LOCKED: a lease that a batch is deciding on right now is left for the next sweep, so
-    // the sweeper never waits for, or blocks, the hot path.
+    // Log time only: a lease that ended before its partition's clock, and a request entry older than
+    // its partition's clock minus its retention, cannot change any later record's reply. SKIP
+    // LOCKED: a row a batch is deciding on right now is left for the next sweep, so the sweeper
+    // never waits for, or blocks, the hot path.
     private static final String SWEEP_LEASES =
-            "WITH doomed AS (SELECT resource FROM distributed_locks WHERE expires_at < ? ORDER BY expires_at LIMIT ? "
-                    + "FOR UPDATE SKIP LOCKED), "
-                    + "gone AS (DELETE FROM distributed_locks d USING doomed WHERE d.resource = doomed.resource "
-                    + "RETURNING d.fencing_token) "
-                    + "UPDATE fencing_floor SET floor = GREATEST(floor, (SELECT COALESCE(MAX(fencing_token), 0) FROM gone)) "
-                    + "RETURNING (SELECT count(*) FROM gone)";
-    private static final String SWEEP_REPLIES =
-            "DELETE FROM request_log WHERE request_id IN (SELECT request_id FROM request_log WHERE applied_at < ? "
-                    + "ORDER BY applied_at LIMIT ? FOR UPDATE SKIP LOCKED)";
+            "DELETE FROM distributed_locks d USING (SELECT l.resource FROM distributed_locks l "
+                    + "JOIN partition_progress p ON p.topic = l.topic AND p.partition = l.partition "
+                    + "WHERE l.expires_at <= p.last_now LIMIT ? FOR UPDATE OF l SKIP LOCKED) doomed "
+                    + "WHERE d.resource = doomed.resource";
+    private static final String SWEEP_REQUESTS =
+            "DELETE FROM request_log r USING (SELECT q.topic, q.partition, q.request_id FROM request_log q "
+                    + "JOIN partition_progress p ON p.topic = q.topic AND p.partition = q.partition "
+                    + "WHERE q.applied_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
+                    + "LIMIT ? FOR UPDATE OF q SKIP LOCKED) doomed "
+                    + "WHERE r.topic = doomed.topic AND r.partition = doomed.partition AND r.request_id = doomed.request_id";
 
     @Override
-    public SweepResult sweep(Instant leasesEndedBefore, Instant repliesAppliedBefore, int limit) {
+    public SweepResult sweep(int limit) {
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement leases = connection.prepareStatement(SWEEP_LEASES);
-                    PreparedStatement replies = connection.prepareStatement(SWEEP_REPLIES)) {
-                leases.setObject(1, OffsetDateTime.ofInstant(leasesEndedBefore, ZoneOffset.UTC));
-                leases.setInt(2, limit);
-                int removedLeases;
-                try (ResultSet rs = leases.executeQuery()) {
-                    removedLeases = rs.next() ? rs.getInt(1) : 0;
-                }
-                replies.setObject(1, OffsetDateTime.ofInstant(repliesAppliedBefore, ZoneOffset.UTC));
-                replies.setInt(2, limit);
-                int removedReplies = replies.executeUpdate();
+                    PreparedStatement requests = connection.prepareStatement(SWEEP_REQUESTS)) {
+                leases.setInt(1, limit);
+                int removedLeases = leases.executeUpdate();
+                requests.setInt(1, limit);
+                int removedRequests = requests.executeUpdate();
                 connection.commit();
-                return new SweepResult(removedLeases, removedReplies);
+                return new SweepResult(removedLeases, removedRequests);
             } catch (SQLException e) {
                 rollbackQuietly(connection, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new StoreException("sweeping ended leases and old replies failed: " + e.getMessage(), e);
+            throw new StoreException("sweeping ended leases and old request entries failed: " + e.getMessage(), e);
         }
     }
 

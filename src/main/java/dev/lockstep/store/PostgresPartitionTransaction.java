@@ -1,11 +1,17 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.Quarantine;
+import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.StoredPartition;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
@@ -24,21 +30,40 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     private static final String EPOCH_MS = "(timestamptz 'epoch' + %s * interval '1 millisecond')";
 
-    private static final String SELECT_PROGRESS =
-            "SELECT next_offset, last_now FROM partition_progress WHERE topic = ? AND partition = ? FOR UPDATE";
-    private static final String INSERT_PROGRESS =
-            "INSERT INTO partition_progress (topic, partition, next_offset, last_now) "
-                    + "VALUES (?, ?, 0, timestamptz 'epoch') ON CONFLICT DO NOTHING";
-    private static final String UPDATE_PROGRESS =
+    private static final String SELECT_PARTITION =
+            "SELECT topic_id, next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
+                    + "settings FROM partition_progress WHERE topic = ? AND partition = ? FOR UPDATE";
+    private static final String UPSERT_PARTITION =
+            "INSERT INTO partition_progress (topic, partition, topic_id, next_offset, last_now, token_base, "
+                    + "quarantine_from, quarantine_to, quarantine_until, settings, request_retention_ms, acked_offset) "
+                    + "VALUES (?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", ?, ?, ?, " + EPOCH_MS.formatted("?")
+                    + ", ?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET topic_id = EXCLUDED.topic_id, "
+                    // Within one incarnation, replies not yet acknowledged stay owed.
+                    + "acked_offset = CASE WHEN partition_progress.topic_id = EXCLUDED.topic_id "
+                    + "THEN LEAST(partition_progress.acked_offset, EXCLUDED.acked_offset) ELSE EXCLUDED.acked_offset END, "
+                    + "next_offset = EXCLUDED.next_offset, last_now = EXCLUDED.last_now, "
+                    + "token_base = EXCLUDED.token_base, quarantine_from = EXCLUDED.quarantine_from, "
+                    + "quarantine_to = EXCLUDED.quarantine_to, quarantine_until = EXCLUDED.quarantine_until, "
+                    + "settings = EXCLUDED.settings, request_retention_ms = EXCLUDED.request_retention_ms";
+    private static final String INSERT_EPOCH =
+            "INSERT INTO partition_epochs (topic, partition, start_offset, topic_id, token_base, settings, reason) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?)";
+    private static final String UPDATE_POSITION =
             "UPDATE partition_progress SET next_offset = ?, last_now = " + EPOCH_MS.formatted("?")
-                    + " WHERE topic = ? AND partition = ?";
-    private static final String SELECT_REPLIES =
-            "SELECT request_id, fingerprint, reply, topic, partition, record_offset, applied_at "
-                    + "FROM request_log WHERE request_id = ANY(?)";
-    private static final String INSERT_REPLIES =
+                    + ", quarantine_from = ?, quarantine_to = ?, quarantine_until = " + EPOCH_MS.formatted("?")
+                    + ", acked_offset = GREATEST(acked_offset, ?) WHERE topic = ? AND partition = ?";
+    private static final String SELECT_ACKED =
+            "SELECT acked_offset FROM partition_progress WHERE topic = ? AND partition = ?";
+    private static final String SELECT_REQUESTS =
+            "SELECT request_id, fingerprint, reply, record_offset, applied_at FROM request_log "
+                    + "WHERE topic = ? AND partition = ? AND request_id = ANY(?)";
+    // A request ID applied again after its retention replaces its old entry.
+    private static final String UPSERT_REQUESTS =
             "INSERT INTO request_log (request_id, fingerprint, reply, topic, partition, record_offset, applied_at) "
                     + "SELECT id, fp, body, ?, ?, off, " + EPOCH_MS.formatted("at")
-                    + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS u(id, fp, body, off, at)";
+                    + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS u(id, fp, body, off, at) "
+                    + "ON CONFLICT (topic, partition, request_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
+                    + "reply = EXCLUDED.reply, record_offset = EXCLUDED.record_offset, applied_at = EXCLUDED.applied_at";
     private static final String SELECT_LEASES =
             "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
                     + "WHERE resource = ANY(?) ORDER BY resource FOR UPDATE";
@@ -47,18 +72,17 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     private static final String UPDATE_LEASES =
             "UPDATE distributed_locks d SET owner = u.owner, fencing_token = u.token, acquired_at = "
                     + EPOCH_MS.formatted("u.acq") + ", expires_at = " + EPOCH_MS.formatted("u.exp")
-                    + ", updated_at = now() FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], "
-                    + "?::bigint[]) AS u(resource, owner, token, acq, exp, seen) "
+                    + ", topic = ?, partition = ?, updated_at = now() FROM unnest(?::text[], ?::text[], ?::bigint[], "
+                    + "?::bigint[], ?::bigint[], ?::bigint[]) AS u(resource, owner, token, acq, exp, seen) "
                     + "WHERE d.resource = u.resource AND d.fencing_token = u.seen AND u.token >= u.seen";
     // A resource nobody held yet: if another transaction inserted it meanwhile, UNIQUE(resource)
     // turns this into fewer rows than expected, and the batch is retried against the new row.
     private static final String INSERT_LEASES =
-            "INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at) "
-                    + "SELECT resource, owner, token, " + EPOCH_MS.formatted("acq") + ", " + EPOCH_MS.formatted("exp")
-                    + " FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) "
-                    + "AS u(resource, owner, token, acq, exp) ON CONFLICT (resource) DO NOTHING";
-
-    private static final String SELECT_FLOOR = "SELECT floor FROM fencing_floor";
+            "INSERT INTO distributed_locks (topic, partition, resource, owner, fencing_token, acquired_at, expires_at) "
+                    + "SELECT ?, ?, resource, owner, token, " + EPOCH_MS.formatted("acq") + ", "
+                    + EPOCH_MS.formatted("exp") + " FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], "
+                    + "?::bigint[]) AS u(resource, owner, token, acq, exp) ON CONFLICT (resource) DO NOTHING";
+    private static final String SELECT_LARGEST_TOKEN = "SELECT COALESCE(MAX(fencing_token), 0) FROM distributed_locks";
 
     private final Connection connection;
     private final PartitionId partition;
@@ -70,53 +94,48 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public PartitionProgress progress() {
-        try {
-            Optional<PartitionProgress> progress = selectProgress();
-            if (progress.isPresent()) {
-                return progress.get();
-            }
-            try (PreparedStatement insert = connection.prepareStatement(INSERT_PROGRESS)) {
-                insert.setString(1, partition.topic());
-                insert.setInt(2, partition.partition());
-                insert.executeUpdate();
-            }
-            return selectProgress().orElseThrow(() -> new SQLException("progress row vanished for " + partition));
-        } catch (SQLException e) {
-            throw fail("reading progress", e);
-        }
-    }
-
-    private Optional<PartitionProgress> selectProgress() throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(SELECT_PROGRESS)) {
+    public Optional<StoredPartition> partition() {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_PARTITION)) {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
             try (ResultSet rs = select.executeQuery()) {
-                return rs.next()
-                        ? Optional.of(new PartitionProgress(rs.getLong(1), instant(rs, 2)))
-                        : Optional.empty();
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                long from = rs.getLong(5);
+                Optional<Quarantine> quarantine = rs.wasNull() ? Optional.empty()
+                        : Optional.of(new Quarantine(from, rs.getLong(6), Optional.ofNullable(
+                                rs.getObject(7, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
+                PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4),
+                        quarantine);
+                return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
+                        Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
             }
+        } catch (SQLException e) {
+            throw fail("reading the partition's position", e);
         }
     }
 
     @Override
-    public Map<String, StoredReply> storedReplies(Collection<String> requestIds) {
-        Map<String, StoredReply> replies = new HashMap<>();
+    public Map<String, RequestEntry> requests(Collection<String> requestIds) {
+        Map<String, RequestEntry> entries = new HashMap<>();
         if (requestIds.isEmpty()) {
-            return replies;
+            return entries;
         }
-        try (PreparedStatement select = connection.prepareStatement(SELECT_REPLIES)) {
-            select.setArray(1, textArray(requestIds));
+        try (PreparedStatement select = connection.prepareStatement(SELECT_REQUESTS)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setArray(3, textArray(requestIds));
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    StoredReply reply = new StoredReply(rs.getString(1), rs.getString(2), rs.getString(3),
-                            new PartitionId(rs.getString(4), rs.getInt(5)), rs.getLong(6), instant(rs, 7));
-                    replies.put(reply.requestId(), reply);
+                    RequestEntry entry = new RequestEntry(rs.getString(1), rs.getString(2), rs.getString(3),
+                            rs.getLong(4), instant(rs, 5));
+                    entries.put(entry.requestId(), entry);
                 }
             }
-            return replies;
+            return entries;
         } catch (SQLException e) {
-            throw fail("reading stored replies", e);
+            throw fail("reading request entries", e);
         }
     }
 
@@ -142,33 +161,100 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public long tokenFloor() {
-        try (PreparedStatement select = connection.prepareStatement(SELECT_FLOOR);
+    public long largestToken() {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_LARGEST_TOKEN);
                 ResultSet rs = select.executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0;
         } catch (SQLException e) {
-            throw fail("reading the token floor", e);
+            throw fail("reading the largest token", e);
         }
     }
 
     @Override
-    public void save(Collection<Lease> leases, Collection<StoredReply> replies, PartitionProgress progress) {
+    public void save(Collection<Lease> leases, Collection<RequestEntry> requests, PartitionPosition position,
+            long acknowledged) {
         try {
             List<Lease> updates = new ArrayList<>();
             List<Lease> inserts = new ArrayList<>();
             leases.forEach(lease -> (seenTokens.containsKey(lease.resource()) ? updates : inserts).add(lease));
             writeLeases(UPDATE_LEASES, updates, true);
             writeLeases(INSERT_LEASES, inserts, false);
-            insertReplies(replies);
-            try (PreparedStatement update = connection.prepareStatement(UPDATE_PROGRESS)) {
-                update.setLong(1, progress.nextOffset());
-                update.setLong(2, progress.lastNow().toEpochMilli());
-                update.setString(3, partition.topic());
-                update.setInt(4, partition.partition());
-                update.executeUpdate();
+            upsertRequests(requests);
+            try (PreparedStatement update = connection.prepareStatement(UPDATE_POSITION)) {
+                update.setLong(1, position.nextOffset());
+                update.setLong(2, position.clock().toEpochMilli());
+                setQuarantine(update, 3, position.quarantine());
+                update.setLong(6, acknowledged);
+                update.setString(7, partition.topic());
+                update.setInt(8, partition.partition());
+                if (update.executeUpdate() != 1) {
+                    throw new SQLException("partition " + partition + " was never started");
+                }
             }
         } catch (SQLException e) {
             throw fail("saving the batch", e);
+        }
+    }
+
+    @Override
+    public long acknowledgedOffset() {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_ACKED)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        } catch (SQLException e) {
+            throw fail("reading the acknowledged offset", e);
+        }
+    }
+
+    @Override
+    public void begin(StoredPartition started, String reason) {
+        PartitionPosition position = started.position();
+        String topicId = started.topicId().orElseThrow(() -> new IllegalArgumentException("an epoch needs a topic ID"));
+        EngineSettings settings = started.settings()
+                .orElseThrow(() -> new IllegalArgumentException("an epoch needs settings"));
+        try (PreparedStatement upsert = connection.prepareStatement(UPSERT_PARTITION);
+                PreparedStatement epoch = connection.prepareStatement(INSERT_EPOCH)) {
+            upsert.setString(1, partition.topic());
+            upsert.setInt(2, partition.partition());
+            upsert.setString(3, topicId);
+            upsert.setLong(4, position.nextOffset());
+            upsert.setLong(5, position.clock().toEpochMilli());
+            upsert.setLong(6, position.tokenBase());
+            setQuarantine(upsert, 7, position.quarantine());
+            upsert.setString(10, settings.canonical());
+            upsert.setLong(11, settings.requestRetention().toMillis());
+            upsert.setLong(12, position.nextOffset());
+            upsert.executeUpdate();
+            epoch.setString(1, partition.topic());
+            epoch.setInt(2, partition.partition());
+            epoch.setLong(3, position.nextOffset());
+            epoch.setString(4, topicId);
+            epoch.setLong(5, position.tokenBase());
+            epoch.setString(6, settings.canonical());
+            epoch.setString(7, reason);
+            epoch.executeUpdate();
+        } catch (SQLException e) {
+            throw fail("recording a new epoch", e);
+        }
+    }
+
+    private static void setQuarantine(PreparedStatement statement, int first, Optional<Quarantine> quarantine)
+            throws SQLException {
+        if (quarantine.isEmpty()) {
+            statement.setNull(first, Types.BIGINT);
+            statement.setNull(first + 1, Types.BIGINT);
+            statement.setNull(first + 2, Types.BIGINT);
+            return;
+        }
+        statement.setLong(first, quarantine.get().lostFrom());
+        statement.setLong(first + 1, quarantine.get().lostTo());
+        if (quarantine.get().until().isPresent()) {
+            statement.setLong(first + 2, quarantine.get().until().get().toEpochMilli());
+        } else {
+            statement.setNull(first + 2, Types.BIGINT);
         }
     }
 
@@ -177,13 +263,15 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             return;
         }
         try (PreparedStatement write = connection.prepareStatement(sql)) {
-            write.setArray(1, textArray(leases.stream().map(Lease::resource).toList()));
-            write.setArray(2, textArray(leases.stream().map(Lease::owner).toList()));
-            write.setArray(3, longArray(leases.stream().map(Lease::fencingToken).toList()));
-            write.setArray(4, longArray(leases.stream().map(l -> l.acquiredAt().toEpochMilli()).toList()));
-            write.setArray(5, longArray(leases.stream().map(l -> l.expiresAt().toEpochMilli()).toList()));
+            write.setString(1, partition.topic());
+            write.setInt(2, partition.partition());
+            write.setArray(3, textArray(leases.stream().map(Lease::resource).toList()));
+            write.setArray(4, textArray(leases.stream().map(Lease::owner).toList()));
+            write.setArray(5, longArray(leases.stream().map(Lease::fencingToken).toList()));
+            write.setArray(6, longArray(leases.stream().map(l -> l.acquiredAt().toEpochMilli()).toList()));
+            write.setArray(7, longArray(leases.stream().map(l -> l.expiresAt().toEpochMilli()).toList()));
             if (withSeenToken) {
-                write.setArray(6, longArray(leases.stream().map(l -> seenTokens.get(l.resource())).toList()));
+                write.setArray(8, longArray(leases.stream().map(l -> seenTokens.get(l.resource())).toList()));
             }
             int written = write.executeUpdate();
             if (written != leases.size()) {
@@ -193,18 +281,18 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         }
     }
 
-    private void insertReplies(Collection<StoredReply> replies) throws SQLException {
-        if (replies.isEmpty()) {
+    private void upsertRequests(Collection<RequestEntry> requests) throws SQLException {
+        if (requests.isEmpty()) {
             return;
         }
-        try (PreparedStatement insert = connection.prepareStatement(INSERT_REPLIES)) {
+        try (PreparedStatement insert = connection.prepareStatement(UPSERT_REQUESTS)) {
             insert.setString(1, partition.topic());
             insert.setInt(2, partition.partition());
-            insert.setArray(3, textArray(replies.stream().map(StoredReply::requestId).toList()));
-            insert.setArray(4, textArray(replies.stream().map(StoredReply::fingerprint).toList()));
-            insert.setArray(5, textArray(replies.stream().map(StoredReply::reply).toList()));
-            insert.setArray(6, longArray(replies.stream().map(StoredReply::offset).toList()));
-            insert.setArray(7, longArray(replies.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
+            insert.setArray(3, textArray(requests.stream().map(RequestEntry::requestId).toList()));
+            insert.setArray(4, textArray(requests.stream().map(RequestEntry::fingerprint).toList()));
+            insert.setArray(5, textArray(requests.stream().map(RequestEntry::reply).toList()));
+            insert.setArray(6, longArray(requests.stream().map(RequestEntry::offset).toList()));
+            insert.setArray(7, longArray(requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
             insert.executeUpdate();
         }
     }

@@ -1,10 +1,9 @@
 package dev.lockstep.worker;
 
-import dev.lockstep.core.Verdict;
-import dev.lockstep.protocol.Reply;
-import dev.lockstep.protocol.ReplyEncoder;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.store.PartitionId;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,25 +12,14 @@ import java.util.List;
  */
 final class EchoProcessor implements RecordProcessor {
 
-    private final Triage triage;
+    private final PartitionMachine machine;
 
-    EchoProcessor(Triage triage) {
-        this.triage = triage;
+    EchoProcessor(PartitionMachine machine) {
+        this.machine = machine;
     }
 
     @Override
     public List<Outbound> process(PartitionId partition, List<Inbound> records) {
-        List<Outbound> out = new ArrayList<>(records.size());
-        for (Inbound record : records) {
-            Triaged t = triage.triage(record);
-            if (t instanceof Triaged.Apply apply) {
-                out.add(apply.reply(ReplyEncoder.encode(new Reply.Decided(apply.command(), new Verdict.NotFound()))));
-            } else if (t instanceof Triaged.Reject reject) {
-                out.add(reject.reply(ReplyEncoder.encode(reject.rejection())));
-            } else {
-                out.add(new Outbound.DeadLetter(record, ((Triaged.DeadLetter) t).reason()));
-            }
-        }
-        return out;
+        return records.stream().map(machine::echo).toList();
     }
 }

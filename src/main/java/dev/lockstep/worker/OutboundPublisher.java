@@ -1,7 +1,10 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.ReplyRouter;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,13 +21,17 @@ final class OutboundPublisher {
 
     static final String ERROR_HEADER = "lockstep-error";
     static final String SOURCE_HEADER = "lockstep-source";
+    /** On a dead letter whose command was decided: the reply it got but could not be delivered. */
+    static final String REPLY_HEADER = "lockstep-reply";
 
     private final Producer<byte[], byte[]> producer;
     private final String deadLetterTopic;
+    private final TopicCatalog catalog;
 
-    OutboundPublisher(Producer<byte[], byte[]> producer, String deadLetterTopic) {
+    OutboundPublisher(Producer<byte[], byte[]> producer, String deadLetterTopic, TopicCatalog catalog) {
         this.producer = producer;
         this.deadLetterTopic = deadLetterTopic;
+        this.catalog = catalog;
     }
 
     /**
@@ -41,7 +48,7 @@ final class OutboundPublisher {
         }
         AtomicInteger pending = new AtomicInteger(outbound.size());
         for (Outbound out : outbound) {
-            producer.send(toRecord(out), (metadata, error) -> {
+            producer.send(toRecord(deliverable(out)), (metadata, error) -> {
                 if (error != null) {
                     acknowledged.completeExceptionally(new KafkaException(
                             "the broker did not acknowledge a reply: " + error.getMessage(), error));
@@ -62,6 +69,28 @@ final class OutboundPublisher {
         }
     }
 
+    /**
+     * Whether the reply topic and partition exist is the cluster's state, not the log's: the
+     * command was decided all the same, and a reply that cannot be delivered goes to the dead
+     * letters with its reply, instead of stalling the partition on producer metadata.
+     */
+    private Outbound deliverable(Outbound out) {
+        if (!(out instanceof Outbound.ReplyRecord reply)) {
+            return out;
+        }
+        String topic = reply.route().topic();
+        OptionalInt partitions = catalog.partitions(topic);
+        if (partitions.isEmpty()) {
+            return reply.undeliverable("reply topic '" + topic + "' does not exist");
+        }
+        OptionalInt partition = reply.route().partition();
+        if (partition.isPresent() && partition.getAsInt() >= partitions.getAsInt()) {
+            return reply.undeliverable(ReplyRouter.REPLY_PARTITION_HEADER + " " + partition.getAsInt()
+                    + " is not a partition of '" + topic + "' (it has " + partitions.getAsInt() + ")");
+        }
+        return out;
+    }
+
     private ProducerRecord<byte[], byte[]> toRecord(Outbound out) {
         if (out instanceof Outbound.ReplyRecord reply) {
             RecordHeaders headers = new RecordHeaders();
@@ -74,6 +103,7 @@ final class OutboundPublisher {
         RecordHeaders headers = new RecordHeaders(dead.source().headers().toArray());
         headers.add(ERROR_HEADER, dead.reason().getBytes(StandardCharsets.UTF_8));
         headers.add(SOURCE_HEADER, dead.source().position().getBytes(StandardCharsets.UTF_8));
+        dead.reply().ifPresent(reply -> headers.add(REPLY_HEADER, reply));
         return new ProducerRecord<>(deadLetterTopic, null, null, dead.source().key(), dead.source().value(), headers);
     }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Inbound;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.StoreException;
 import java.util.ArrayDeque;
@@ -157,6 +158,9 @@ final class PartitionPipeline implements AutoCloseable {
             }
             return new Settled(tp, batch.firstOffset(), batch.nextOffset(), Stage.APPLIED);
         } catch (CompletionException e) {
+            if (e.getCause() instanceof WorkerStartException refusal) {
+                throw refusal; // this worker must stop applying: it would decide by other rules
+            }
             logFailure(tp, batch, e.getCause());
             // A stale batch is redone anyway, from the earlier batch's offset the worker went back to.
             return new Settled(tp, batch.firstOffset(), batch.nextOffset(),

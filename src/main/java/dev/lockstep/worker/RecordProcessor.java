@@ -1,5 +1,7 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
 import dev.lockstep.store.PartitionId;
 import java.util.List;
 

@@ -3,8 +3,6 @@ package dev.lockstep.worker;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.StoreException;
 import dev.lockstep.store.SweepResult;
-import java.time.Clock;
-import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -12,8 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes ended leases and old replies in bounded batches on a thread of its own, off the
- * command path. Several workers may sweep at once: each batch skips rows others have locked.
+ * Removes ended leases and old request entries in bounded batches on a thread of its own, off the
+ * command path. What it removes is decided in each partition's log time, so when it runs changes
+ * no reply. Several workers may sweep at once: each batch skips rows others have locked.
  */
 final class Sweeper implements AutoCloseable {
 
@@ -22,13 +21,11 @@ final class Sweeper implements AutoCloseable {
 
     private final LockStore store;
     private final Retention retention;
-    private final Clock clock;
     private ScheduledExecutorService executor;
 
-    Sweeper(LockStore store, Retention retention, Clock clock) {
+    Sweeper(LockStore store, Retention retention) {
         this.store = store;
         this.retention = retention;
-        this.clock = clock;
     }
 
     void start() {
@@ -47,9 +44,7 @@ final class Sweeper implements AutoCloseable {
         int replies = 0;
         try {
             for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-                Instant now = clock.instant();
-                SweepResult batch = store.sweep(now.minus(retention.leases()), now.minus(retention.replies()),
-                        retention.batchSize());
+                SweepResult batch = store.sweep(retention.batchSize());
                 leases += batch.leases();
                 replies += batch.replies();
                 if (batch.leases() < retention.batchSize() && batch.replies() < retention.batchSize()) {
@@ -61,7 +56,7 @@ final class Sweeper implements AutoCloseable {
         }
         SweepResult total = new SweepResult(leases, replies);
         if (total.removedAny()) {
-            LOG.info("swept {} ended leases and {} old replies", leases, replies);
+            LOG.info("swept {} ended leases and {} old request entries", leases, replies);
         }
         return total;
     }

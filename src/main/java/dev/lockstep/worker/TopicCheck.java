@@ -2,6 +2,7 @@ package dev.lockstep.worker;
 
 import dev.lockstep.protocol.TopicNames;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -10,14 +11,12 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-/** The worker's start-up check of the topics it needs. */
+/** The worker's checks of the topics it needs: at start, and of the command topic's identity while it runs. */
 final class TopicCheck {
-
-    private static final Logger LOG = LoggerFactory.getLogger(TopicCheck.class);
 
     private final Admin admin;
     private final TopicNames topics;
@@ -27,37 +26,48 @@ final class TopicCheck {
         this.topics = topics;
     }
 
-    void verify() {
-        Set<String> existing;
-        try {
-            existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new WorkerStartException("cannot list topics on the Kafka cluster: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WorkerStartException("interrupted while listing topics", e);
-        }
+    /** Refuses to start without the protocol's topics, or with a command topic that does not stamp log-append time. */
+    TopicIdentity verify() {
+        Set<String> existing = await(admin.listTopics().names(), "listing topics");
         Set<String> missing = new TreeSet<>(List.of(topics.commands(), topics.replies(), topics.deadLetters()));
         missing.removeAll(existing);
         if (!missing.isEmpty()) {
             throw new WorkerStartException("missing topics " + missing + "; create them with: lockstep topics apply");
         }
-        warnUnlessLogAppendTime();
+        requireLogAppendTime();
+        return identity();
     }
 
-    private void warnUnlessLogAppendTime() {
+    /** The command topic's ID and partition count, asked of the cluster now. */
+    TopicIdentity identity() {
+        Map<String, TopicDescription> found =
+                await(admin.describeTopics(List.of(topics.commands())).allTopicNames(), "describing the command topic");
+        TopicDescription description = found.get(topics.commands());
+        return new TopicIdentity(description.topicId().toString(), description.partitions().size());
+    }
+
+    private void requireLogAppendTime() {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topics.commands());
+        Config config = await(admin.describeConfigs(List.of(resource)).all(), "reading the command topic's config")
+                .get(resource);
+        ConfigEntry type = config.get("message.timestamp.type");
+        if (type == null || !"LogAppendTime".equals(type.value())) {
+            throw new WorkerStartException(WorkerStartException.Kind.NOT_LOG_APPEND_TIME, "the command topic "
+                    + topics.commands() + " has message.timestamp.type=" + (type == null ? "(unknown)" : type.value())
+                    + "; the worker needs LogAppendTime, the broker's time, as every command's \"now\" (a producer's "
+                    + "timestamp can be forged). Fix it with: kafka-configs --alter --entity-type topics "
+                    + "--entity-name " + topics.commands() + " --add-config message.timestamp.type=LogAppendTime");
+        }
+    }
+
+    private static <T> T await(KafkaFuture<T> future, String what) {
         try {
-            Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
-            ConfigEntry type = config.get("message.timestamp.type");
-            if (type == null || !"LogAppendTime".equals(type.value())) {
-                LOG.warn("command topic {} has message.timestamp.type={}; the worker falls back to its own clock "
-                        + "(declare LogAppendTime, see topics/)", topics.commands(), type == null ? null : type.value());
-            }
+            return future.get(30, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("could not read the configuration of {}: {}", topics.commands(), e.getMessage());
+            throw new WorkerStartException(what + " on the Kafka cluster failed: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new WorkerStartException("interrupted while " + what, e);
         }
     }
 }

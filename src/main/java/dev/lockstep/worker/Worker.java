@@ -1,7 +1,9 @@
 package dev.lockstep.worker;
 
-import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -10,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -31,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * The worker loop: poll the command topic, apply each partition's records in one transaction,
  * publish the replies, and commit the offsets once the broker acknowledged them.
  *
- * <p>Nothing is skipped: a batch that fails (database down, broker not acknowledging) is rewound
- * and retried with backoff, and the progress row in the database makes a retried or redelivered
- * record harmless. {@link #run()} blocks the calling thread; {@link #stop()} asks it to finish
+ * <p>Nothing is skipped: a partition starts where the database says it stands (not where the
+ * group's committed offset says), a batch that fails (database down, broker not acknowledging) is
+ * rewound and retried with backoff, and the progress row in the database makes a retried or
+ * redelivered record harmless. {@link #run()} blocks the calling thread; {@link #stop()} asks it to finish
  * the batch in hand, commit, and return.
  *
  * <pre>{@code
@@ -53,29 +57,37 @@ public final class Worker implements AutoCloseable {
     private static final Duration BUSY_POLL_TIMEOUT = Duration.ofMillis(2);
 
     private final WorkerSettings settings;
+    private final LockStore store;
+    private final Clock clock;
+    private final ApplyMode mode;
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final KafkaProducer<byte[], byte[]> producer;
     private final Admin admin;
-    private final RecordProcessor processor;
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final Backoff backoff = new Backoff();
     /** Offsets applied but perhaps not yet committed (commits are asynchronous); poll thread only. */
     private final Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
+    /** Below these offsets every reply was acknowledged; saved with the next batch of the partition. */
+    private final Map<PartitionId, Long> acknowledged = new ConcurrentHashMap<>();
+    private RecordProcessor processor;
+    private Assignments assignments;
     private PartitionPipeline pipeline;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Worker(WorkerSettings settings, KafkaConsumer<byte[], byte[]> consumer, Admin admin,
-            RecordProcessor processor, OutboundPublisher publisher, Sweeper sweeper,
-            KafkaProducer<byte[], byte[]> producer) {
-        this.sweeper = sweeper;
+    private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
+            KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer, Admin admin) {
         this.settings = settings;
+        this.store = store;
+        this.clock = clock;
+        this.mode = mode;
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
-        this.processor = processor;
-        this.publisher = publisher;
+        this.publisher = new OutboundPublisher(producer, settings.topics().deadLetters(),
+                new AdminTopicCatalog(admin, clock));
+        this.sweeper = new Sweeper(store, settings.retention());
     }
 
     /** Creates the Kafka clients (which start their own I/O threads); does not poll yet. */
@@ -83,13 +95,19 @@ public final class Worker implements AutoCloseable {
         return connect(settings, store, clock, ApplyMode.BATCH);
     }
 
-    /** As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says. */
+    /**
+     * As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says.
+     *
+     * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
+     */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
         // Tuning values are measured in docs/benchmarks.md; --kafka-config may change them.
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.kafka().with(
                 Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500), Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                // Every assigned partition is sought to the database's position; this only covers
+                // the moment before that.
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -103,33 +121,43 @@ public final class Worker implements AutoCloseable {
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new ByteArraySerializer(), new ByteArraySerializer());
         Admin admin = Admin.create(settings.kafka().with(Map.of()));
-        ReplyRouter router = new ReplyRouter(settings.topics().replies(), settings.replyTopics(),
-                new AdminTopicCatalog(admin, clock));
-        Triage triage = new Triage(new CommandDecoder(settings.limits()), router);
-        BatchProcessor batches = new BatchProcessor(store, triage, clock);
-        OutboundPublisher publisher = new OutboundPublisher(producer, settings.topics().deadLetters());
-        RecordProcessor processor = switch (mode) {
+        return new Worker(settings, store, clock, mode, consumer, producer, admin);
+    }
+
+    /**
+     * Refuses to start without the protocol's topics, or when the command topic does not stamp
+     * log-append time; reads the command topic's ID and partition count. Must precede {@link #run()}.
+     */
+    public void checkTopics() {
+        TopicCheck check = new TopicCheck(admin, settings.topics());
+        TopicIdentity identity = check.verify();
+        EngineSettings rules = settings.engine(identity.partitions());
+        assignments = new Assignments(consumer, new PartitionPositioner(store, consumer, rules,
+                settings.acceptSettingsChange()), check, identity, clock);
+        PartitionMachine machine = new PartitionMachine(rules);
+        BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
+                partition -> acknowledged.getOrDefault(partition, 0L));
+        processor = switch (mode) {
             case BATCH -> batches;
             // The seed's design: each command its own transaction, answered right after it.
             case PER_COMMAND -> (partition, records) -> {
                 records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record))));
                 return List.of();
             };
-            case ECHO -> new EchoProcessor(triage);
+            case ECHO -> new EchoProcessor(machine);
         };
-        return new Worker(settings, consumer, admin, processor, publisher,
-                new Sweeper(store, settings.retention(), clock), producer);
     }
 
     /**
-     * Refuses to start without the protocol's topics, naming the command that creates them, and
-     * warns when the command topic does not stamp log-append time.
+     * Applies commands until {@link #stop()}.
+     *
+     * @throws WorkerStartException when this worker must not apply: its settings differ from
+     *     those another worker recorded
      */
-    public void checkTopics() {
-        new TopicCheck(admin, settings.topics()).verify();
-    }
-
     public void run() {
+        if (processor == null) {
+            throw new IllegalStateException("checkTopics() must run before run()");
+        }
         LOG.info("worker starting: {}, topics {}, group {}, reply allow-list {}, limits {}, retention {}, "
                 + "apply threads {}", settings.kafka(), settings.topics(), settings.groupId(),
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
@@ -142,6 +170,12 @@ public final class Worker implements AutoCloseable {
             }
             settle(pipeline.awaitAll());
             commitNow(List.copyOf(applied.keySet()));
+        } catch (KafkaException e) {
+            // A refusal thrown in a rebalance callback reaches us wrapped by the consumer.
+            if (e.getCause() instanceof WorkerStartException refusal) {
+                throw refusal;
+            }
+            throw e;
         } finally {
             LOG.info("worker stopped");
             stopped.countDown();
@@ -149,10 +183,18 @@ public final class Worker implements AutoCloseable {
     }
 
     private void pollOnce() {
+        if (assignments.identityChanged()) {
+            Set<TopicPartition> all = consumer.assignment();
+            settle(pipeline.await(all));
+            assignments.assigned(all);
+        }
+        assignments.positionPending();
         ConsumerRecords<byte[], byte[]> records = consumer.poll(pipeline.isBusy() ? BUSY_POLL_TIMEOUT : POLL_TIMEOUT);
         for (TopicPartition tp : records.partitions()) {
-            pipeline.submit(tp, records.records(tp));
-            consumer.pause(List.of(tp));
+            if (assignments.applicable(tp)) {
+                pipeline.submit(tp, records.records(tp));
+                consumer.pause(List.of(tp));
+            }
         }
         settle(pipeline.harvest());
     }
@@ -177,7 +219,9 @@ public final class Worker implements AutoCloseable {
             }
         }
         applied.putAll(done);
-        consumer.resume(free.stream().filter(consumer.assignment()::contains)
+        done.forEach((tp, offset) -> acknowledged.merge(new PartitionId(tp.topic(), tp.partition()), offset.offset(),
+                Math::max));
+        consumer.resume(assignments.applicableOf(free).stream().filter(consumer.assignment()::contains)
                 .filter(tp -> !pipeline.isApplying(tp)).toList());
         if (!done.isEmpty()) {
             // Asynchronous: the database's progress row, not the offset, is what prevents a second
@@ -247,6 +291,7 @@ public final class Worker implements AutoCloseable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             LOG.info("partitions assigned: {}", partitions);
+            assignments.assigned(partitions);
         }
 
         @Override
@@ -256,6 +301,7 @@ public final class Worker implements AutoCloseable {
                     .filter(batch -> batch.stage() == PartitionPipeline.Stage.ACKNOWLEDGED)
                     .forEach(batch -> applied.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset())));
             commitNow(partitions);
+            assignments.revoked(partitions);
             LOG.info("partitions revoked: {}", partitions);
         }
 
@@ -263,6 +309,7 @@ public final class Worker implements AutoCloseable {
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             pipeline.await(partitions);
             partitions.forEach(applied::remove);
+            assignments.revoked(partitions);
             LOG.warn("partitions lost (another worker may own them now): {}", partitions);
         }
     }

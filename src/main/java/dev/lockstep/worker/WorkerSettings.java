@@ -1,5 +1,7 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
@@ -8,9 +10,12 @@ import java.util.Objects;
 /**
  * Everything a worker needs besides its store. Checked when built: the default reply topic must
  * itself be allowed, or every command without {@code reply_to} would be dead-lettered.
+ *
+ * @param acceptSettingsChange when this worker's decision settings differ from those recorded for
+ *     a partition, record its own from the partition's next offset on, instead of refusing
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
-        Limits limits, Retention retention, int applyThreads) {
+        Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
     /** Partition batches applied side by side; each holds one database connection while it runs. */
@@ -41,14 +46,30 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
-                Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS);
+                Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS, false);
+    }
+
+    /** The settings that decide replies, for a command topic of {@code partitions} partitions. */
+    public EngineSettings engine(int partitions) {
+        return new EngineSettings(limits, retention.requests(), replyTopics, topics.replies(), partitions);
     }
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
-        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads);
+        return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads,
+                acceptSettingsChange);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
-        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads);
+        return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads,
+                acceptSettingsChange);
+    }
+
+    public WorkerSettings withLimits(Limits newLimits, boolean acceptChange) {
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, newLimits, retention, applyThreads, acceptChange);
+    }
+
+    public WorkerSettings withRetention(Retention newRetention) {
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, newRetention, applyThreads,
+                acceptSettingsChange);
     }
 }

@@ -19,6 +19,9 @@ class ArbiterTest {
         return new Lease(R, owner, token, acquired, expires);
     }
 
+    /** The token the command's position in the log gives a new lease. */
+    private static final long NEXT = 8;
+
     private static final Lease HELD_BY_A = lease("a", 7, T0, T0.plus(TTL));
 
     private static Command.Acquire acquire(String owner) {
@@ -36,16 +39,16 @@ class ArbiterTest {
     @Nested
     class Acquire {
         @Test
-        void grantsANewResourceWithTokenOne() {
-            Decision d = Arbiter.decide(acquire("a"), Optional.empty(), T0);
-            Lease expected = lease("a", 1, T0, T0.plus(TTL));
+        void grantsANewResourceTheGivenToken() {
+            Decision d = Arbiter.decide(acquire("a"), Optional.empty(), T0, NEXT);
+            Lease expected = lease("a", NEXT, T0, T0.plus(TTL));
             assertThat(d.verdict()).isEqualTo(new Verdict.Acquired(expected));
             assertThat(d.write()).contains(expected);
         }
 
         @Test
         void refusesAnotherOwnerWhileLiveAndSaysOnlyWhenItEnds() { // ATK-01
-            Decision d = Arbiter.decide(acquire("b"), Optional.of(HELD_BY_A), T0.plusSeconds(10));
+            Decision d = Arbiter.decide(acquire("b"), Optional.of(HELD_BY_A), T0.plusSeconds(10), NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.NotAcquired(Duration.ofSeconds(20)));
             assertThat(d.write()).isEmpty();
         }
@@ -53,8 +56,8 @@ class ArbiterTest {
         @Test
         void anyoneTakesAnExpiredLeaseWithAGreaterToken() { // ATK-03
             Instant later = T0.plus(TTL);
-            Decision d = Arbiter.decide(acquire("b"), Optional.of(HELD_BY_A), later);
-            Lease expected = lease("b", 8, later, later.plus(TTL));
+            Decision d = Arbiter.decide(acquire("b"), Optional.of(HELD_BY_A), later, NEXT);
+            Lease expected = lease("b", NEXT, later, later.plus(TTL));
             assertThat(d.verdict()).isEqualTo(new Verdict.Acquired(expected));
             assertThat(d.write()).contains(expected);
         }
@@ -62,7 +65,7 @@ class ArbiterTest {
         @Test
         void theSameOwnerReacquiringExtendsAndKeepsItsToken() { // ATK-09
             Instant now = T0.plusSeconds(10);
-            Decision d = Arbiter.decide(acquire("a"), Optional.of(HELD_BY_A), now);
+            Decision d = Arbiter.decide(acquire("a"), Optional.of(HELD_BY_A), now, NEXT);
             Lease expected = lease("a", 7, T0, now.plus(TTL));
             assertThat(d.verdict()).isEqualTo(new Verdict.Acquired(expected));
             assertThat(d.write()).contains(expected);
@@ -71,29 +74,29 @@ class ArbiterTest {
         @Test
         void theSameOwnerAfterExpiryGetsANewLeaseAndToken() {
             Instant later = T0.plus(TTL).plusSeconds(1);
-            Decision d = Arbiter.decide(acquire("a"), Optional.of(HELD_BY_A), later);
-            assertThat(d.write()).contains(lease("a", 8, later, later.plus(TTL)));
+            Decision d = Arbiter.decide(acquire("a"), Optional.of(HELD_BY_A), later, NEXT);
+            assertThat(d.write()).contains(lease("a", NEXT, later, later.plus(TTL)));
         }
 
         @Test
         void afterAReleaseTheTokenSequenceContinues() {
             Lease released = lease("a", 7, T0, T0.plusSeconds(5));
-            Decision d = Arbiter.decide(acquire("a"), Optional.of(released), T0.plusSeconds(5));
-            assertThat(d.write()).map(Lease::fencingToken).contains(8L);
+            Decision d = Arbiter.decide(acquire("a"), Optional.of(released), T0.plusSeconds(5), NEXT);
+            assertThat(d.write()).map(Lease::fencingToken).contains(NEXT);
         }
 
         @Test
-        void aNewLeaseRisesAboveTheFloorOfRemovedRows() {
-            assertThat(Arbiter.decide(acquire("a"), Optional.empty(), T0, 41).write())
-                    .map(Lease::fencingToken).contains(42L);
+        void aNewLeaseGetsTheTokenItsPositionGivesWhateverTheLastTokenWas() {
             Lease old = lease("a", 50, T0.minusSeconds(60), T0.minusSeconds(30));
-            assertThat(Arbiter.decide(acquire("b"), Optional.of(old), T0, 41).write())
+            assertThat(Arbiter.decide(acquire("b"), Optional.of(old), T0, 51).write())
                     .map(Lease::fencingToken).contains(51L);
+            assertThat(Arbiter.decide(acquire("b"), Optional.empty(), T0, 1).write())
+                    .map(Lease::fencingToken).contains(1L);
         }
 
         @Test
         void ownersAreComparedExactly() {
-            Decision d = Arbiter.decide(acquire("A"), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(acquire("A"), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isInstanceOf(Verdict.NotAcquired.class);
         }
     }
@@ -103,7 +106,7 @@ class ArbiterTest {
         @Test
         void theOwnerExtendsToNowPlusTtl() {
             Instant now = T0.plusSeconds(20);
-            Decision d = Arbiter.decide(renew("a", OptionalLong.empty()), Optional.of(HELD_BY_A), now);
+            Decision d = Arbiter.decide(renew("a", OptionalLong.empty()), Optional.of(HELD_BY_A), now, NEXT);
             Lease expected = lease("a", 7, T0, now.plusSeconds(60));
             assertThat(d.verdict()).isEqualTo(new Verdict.Renewed(expected));
             assertThat(d.write()).contains(expected);
@@ -111,33 +114,33 @@ class ArbiterTest {
 
         @Test
         void anotherOwnerIsForbidden() { // ATK-04
-            Decision d = Arbiter.decide(renew("b", OptionalLong.empty()), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(renew("b", OptionalLong.empty()), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.Forbidden());
             assertThat(d.write()).isEmpty();
         }
 
         @Test
         void aMatchingTokenIsAccepted() {
-            Decision d = Arbiter.decide(renew("a", OptionalLong.of(7)), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(renew("a", OptionalLong.of(7)), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isInstanceOf(Verdict.Renewed.class);
         }
 
         @Test
         void aStaleTokenIsForbiddenEvenForTheOwner() {
-            Decision d = Arbiter.decide(renew("a", OptionalLong.of(6)), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(renew("a", OptionalLong.of(6)), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.Forbidden());
         }
 
         @Test
         void anExpiredLeaseIsNobodysSoNotFound() {
-            Decision d = Arbiter.decide(renew("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0.plus(TTL));
+            Decision d = Arbiter.decide(renew("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0.plus(TTL), NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.NotFound());
             assertThat(d.write()).isEmpty();
         }
 
         @Test
         void aMissingLeaseIsNotFound() {
-            assertThat(Arbiter.decide(renew("a", OptionalLong.empty()), Optional.empty(), T0).verdict())
+            assertThat(Arbiter.decide(renew("a", OptionalLong.empty()), Optional.empty(), T0, NEXT).verdict())
                     .isEqualTo(new Verdict.NotFound());
         }
     }
@@ -147,7 +150,7 @@ class ArbiterTest {
         @Test
         void theOwnerEndsTheLeaseNowAndKeepsTheRowForItsToken() {
             Instant now = T0.plusSeconds(3);
-            Decision d = Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), now);
+            Decision d = Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), now, NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.Released());
             assertThat(d.write()).contains(lease("a", 7, T0, now));
             assertThat(d.write().get().isLiveAt(now)).isFalse();
@@ -155,29 +158,29 @@ class ArbiterTest {
 
         @Test
         void anotherOwnerIsForbidden() { // ATK-02
-            Decision d = Arbiter.decide(release("mallory", OptionalLong.empty()), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(release("mallory", OptionalLong.empty()), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.Forbidden());
             assertThat(d.write()).isEmpty();
         }
 
         @Test
         void aWrongTokenIsForbidden() {
-            Decision d = Arbiter.decide(release("a", OptionalLong.of(8)), Optional.of(HELD_BY_A), T0);
+            Decision d = Arbiter.decide(release("a", OptionalLong.of(8)), Optional.of(HELD_BY_A), T0, NEXT);
             assertThat(d.verdict()).isEqualTo(new Verdict.Forbidden());
         }
 
         @Test
         void anExpiredOrMissingLeaseIsNotFound() {
-            assertThat(Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0.plus(TTL)).verdict())
+            assertThat(Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0.plus(TTL), NEXT).verdict())
                     .isEqualTo(new Verdict.NotFound());
-            assertThat(Arbiter.decide(release("a", OptionalLong.empty()), Optional.empty(), T0).verdict())
+            assertThat(Arbiter.decide(release("a", OptionalLong.empty()), Optional.empty(), T0, NEXT).verdict())
                     .isEqualTo(new Verdict.NotFound());
         }
 
         @Test
         void releasingTwiceIsNotFoundTheSecondTime() {
-            Decision first = Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0);
-            Decision second = Arbiter.decide(release("a", OptionalLong.empty()), first.write(), T0);
+            Decision first = Arbiter.decide(release("a", OptionalLong.empty()), Optional.of(HELD_BY_A), T0, NEXT);
+            Decision second = Arbiter.decide(release("a", OptionalLong.empty()), first.write(), T0, NEXT);
             assertThat(second.verdict()).isEqualTo(new Verdict.NotFound());
         }
     }
@@ -188,20 +191,20 @@ class ArbiterTest {
 
         @Test
         void aLiveLeaseIsLocked() {
-            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0).verdict())
+            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0, NEXT).verdict())
                     .isEqualTo(new Verdict.Locked(HELD_BY_A));
         }
 
         @Test
         void expiredOrMissingIsNotFoundWithoutStaleData() { // ATK-11
-            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0.plus(TTL)).verdict())
+            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0.plus(TTL), NEXT).verdict())
                     .isEqualTo(new Verdict.NotFound());
-            assertThat(Arbiter.decide(status, Optional.empty(), T0).verdict()).isEqualTo(new Verdict.NotFound());
+            assertThat(Arbiter.decide(status, Optional.empty(), T0, NEXT).verdict()).isEqualTo(new Verdict.NotFound());
         }
 
         @Test
         void neverWrites() {
-            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0).write()).isEmpty();
+            assertThat(Arbiter.decide(status, Optional.of(HELD_BY_A), T0, NEXT).write()).isEmpty();
         }
     }
 

@@ -1,11 +1,11 @@
 package dev.lockstep.faults;
 
 import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
-import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,9 +1,13 @@
 package dev.lockstep.faults;
 
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.history.History;
 import dev.lockstep.history.LoggedRecord;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.worker.WorkerSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,7 +57,13 @@ final class Histories {
         for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topics.replies())) {
             replies.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(r.value());
         }
-        return new History(sent, log, replies);
+        return new History(sent, log, replies, settings(kafka, topics));
+    }
+
+    /** The settings the suite's workers decide under: the defaults, for the suite's topics. */
+    static EngineSettings settings(KafkaSettings kafka, TopicNames topics) {
+        return WorkerSettings.defaults(kafka).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                .engine(LockstepExtension.PARTITIONS);
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(KafkaSettings kafka, String topic) {

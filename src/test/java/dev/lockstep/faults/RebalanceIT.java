@@ -1,9 +1,9 @@
 package dev.lockstep.faults;
 
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
-import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -1,5 +1,6 @@
 package dev.lockstep.history;
 
+import dev.lockstep.engine.EngineSettings;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,8 +11,10 @@ import java.util.Set;
  *
  * @param log every command record, in any order (the checker sorts by partition and offset)
  * @param replies reply values by the record key (the request ID), in the order read
+ * @param settings the settings the worker decided under
  */
-public record History(Set<String> sent, List<LoggedRecord> log, Map<String, List<byte[]>> replies) {
+public record History(Set<String> sent, List<LoggedRecord> log, Map<String, List<byte[]>> replies,
+        EngineSettings settings) {
 
     public History {
         sent = Set.copyOf(sent);

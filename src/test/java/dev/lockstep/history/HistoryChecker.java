@@ -1,6 +1,7 @@
 package dev.lockstep.history;
 
 import dev.lockstep.core.Outcome;
+import dev.lockstep.engine.Arbitration;
 import dev.lockstep.protocol.ReplyDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -52,11 +53,11 @@ public final class HistoryChecker {
     }
 
     public static Result check(History history) {
-        return check(history, Arbitration.REAL);
+        return check(history, Arbitration.RULES);
     }
 
     static Result check(History history, Arbitration arbitration) {
-        SequentialModel model = SequentialModel.replay(history.log(), arbitration);
+        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), arbitration);
         List<String> violations = new ArrayList<>();
         checkEveryRequestAnswered(history, model, violations);
         checkRepliesAgainstModel(history, model, violations);

@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.Arbitration;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.CommandEncoder;
+import dev.lockstep.protocol.Limits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,6 +23,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,17 +34,20 @@ class HistoryCheckerTest {
 
     private static final int PARTITIONS = 3;
 
-    /** A copy of the arbiter with the owner check disabled: a live lease counts as the caller's. */
-    private static final Arbitration OWNER_BLIND = (command, latest, now) ->
-            Arbiter.decide(command, latest.map(lease -> asOwnedBy(lease, ownerOf(command).orElse(lease.owner()))), now);
+    static final EngineSettings SETTINGS = new EngineSettings(Limits.defaults(), Duration.ofHours(24),
+            new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", PARTITIONS);
 
-    /** An arbiter that forgets ended leases, so fencing tokens start again from 1. */
-    private static final Arbitration FORGETFUL = (command, latest, now) ->
-            Arbiter.decide(command, latest.filter(lease -> lease.isLiveAt(now)), now);
+    /** A copy of the arbiter with the owner check disabled: a live lease counts as the caller's. */
+    private static final Arbitration OWNER_BLIND = (command, latest, now, token) -> Arbiter.decide(command,
+            latest.map(lease -> asOwnedBy(lease, ownerOf(command).orElse(lease.owner()))), now, token);
+
+    /** An arbiter that ignores the record's position: every new lease gets token 1. */
+    private static final Arbitration FORGETFUL = (command, latest, now, token) ->
+            Arbiter.decide(command, latest, now, 1);
 
     @Test
     void aHistoryOfTheRealArbiterPasses() {
-        History history = simulate(7, Arbitration.REAL, 3_000);
+        History history = simulate(7, Arbitration.RULES, 3_000);
 
         HistoryChecker.Result result = HistoryChecker.check(history);
 
@@ -68,10 +76,10 @@ class HistoryCheckerTest {
     @Test
     void overlappingLeasesAreCaught() {
         // A worker that grants a second lease while the first runs, with a fresh token.
-        Arbitration overlapping = (command, latest, now) -> command instanceof Command.Acquire
+        Arbitration overlapping = (command, latest, now, token) -> command instanceof Command.Acquire
                 ? Arbiter.decide(command, latest.map(l -> new Lease(l.resource(), l.owner(), l.fencingToken(),
-                        l.acquiredAt(), l.acquiredAt())), now)
-                : Arbiter.decide(command, latest, now);
+                        l.acquiredAt(), l.acquiredAt())), now, token)
+                : Arbiter.decide(command, latest, now, token);
 
         HistoryChecker.Result result = HistoryChecker.check(simulate(13, overlapping, 3_000));
 
@@ -80,57 +88,57 @@ class HistoryCheckerTest {
 
     @Test
     void aLostReplyIsCaught() {
-        History history = simulate(3, Arbitration.REAL, 200);
+        History history = simulate(3, Arbitration.RULES, 200);
         Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
         String lost = replies.keySet().iterator().next();
         replies.remove(lost);
 
-        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies));
+        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies, SETTINGS));
 
         assertThat(result.violations()).anyMatch(v -> v.contains(lost) && v.contains("never answered"));
     }
 
     @Test
     void aCommandLostBetweenBrokerAndLogIsCaught() {
-        History history = simulate(3, Arbitration.REAL, 200);
+        History history = simulate(3, Arbitration.RULES, 200);
         Set<String> sent = new HashSet<>(history.sent());
         sent.add("acknowledged-but-gone");
 
-        HistoryChecker.Result result = HistoryChecker.check(new History(sent, history.log(), history.replies()));
+        HistoryChecker.Result result = HistoryChecker.check(new History(sent, history.log(), history.replies(), SETTINGS));
 
         assertThat(result.violations()).anyMatch(v -> v.contains("acknowledged-but-gone") && v.contains("not in the command log"));
     }
 
     @Test
     void aSecondDifferentReplyToOneRequestIsCaught() {
-        History history = simulate(3, Arbitration.REAL, 200);
+        History history = simulate(3, Arbitration.RULES, 200);
         Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
         String twice = replies.keySet().iterator().next();
         List<byte[]> both = new ArrayList<>(replies.get(twice));
         both.add(("{\"request_id\":\"" + twice + "\",\"outcome\":\"not_found\"}").getBytes(StandardCharsets.UTF_8));
         replies.put(twice, both);
 
-        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies));
+        HistoryChecker.Result result = HistoryChecker.check(new History(history.sent(), history.log(), replies, SETTINGS));
 
         assertThat(result.violations()).anyMatch(v -> v.contains(twice) && v.contains("different replies"));
     }
 
     @Test
     void aRedeliveredCommandMayBeAnsweredTwiceIdentically() {
-        History history = simulate(5, Arbitration.REAL, 300);
+        History history = simulate(5, Arbitration.RULES, 300);
         List<LoggedRecord> log = new ArrayList<>(history.log());
         Map<String, List<byte[]>> replies = new HashMap<>(history.replies());
         LoggedRecord again = log.get(10);
         long nextOffset = log.stream().filter(r -> r.partition() == again.partition())
                 .mapToLong(LoggedRecord::offset).max().orElseThrow() + 1;
-        log.add(new LoggedRecord(again.partition(), nextOffset, Instant.parse("2030-01-01T00:00:00Z"), again.key(),
-                again.value()));
+        Instant last = log.stream().map(LoggedRecord::logAppendTime).max(Instant::compareTo).orElseThrow();
+        log.add(new LoggedRecord(again.partition(), nextOffset, last.plusSeconds(1), again.key(), again.value()));
         String requestId = requestIdOf(again);
         List<byte[]> twice = new ArrayList<>(replies.get(requestId));
         twice.add(twice.get(0));
         replies.put(requestId, twice);
 
-        HistoryChecker.check(new History(history.sent(), log, replies)).assertSafe();
+        HistoryChecker.check(new History(history.sent(), log, replies, SETTINGS)).assertSafe();
     }
 
     /** Clients on a few contended resources with short TTLs, answered by {@code arbitration}. */
@@ -151,18 +159,18 @@ class HistoryCheckerTest {
                     : dice < 65 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                     : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                     : new Command.Status(requestId, resource);
-            int partition = Math.floorMod(resource.hashCode(), PARTITIONS);
+            int partition = Utils.toPositive(Utils.murmur2(CommandEncoder.key(command))) % PARTITIONS;
             log.add(new LoggedRecord(partition, offsets[partition]++, time, CommandEncoder.key(command),
                     CommandEncoder.encode(command, Optional.empty())));
             sent.add(requestId);
         }
-        SequentialModel answered = SequentialModel.replay(log, arbitration);
+        SequentialModel answered = SequentialModel.replay(log, SETTINGS, arbitration);
         Map<String, List<byte[]>> replies = new HashMap<>();
         for (String requestId : answered.answerableRequestIds()) {
             replies.put(requestId, answered.expectedReplies(requestId).stream()
                     .map(r -> r.getBytes(StandardCharsets.UTF_8)).toList());
         }
-        return new History(sent, log, replies);
+        return new History(sent, log, replies, SETTINGS);
     }
 
     private static Lease asOwnedBy(Lease lease, String owner) {

@@ -1,15 +1,16 @@
 package dev.lockstep.history;
 
 import dev.lockstep.core.Command;
-import dev.lockstep.core.CommandClock;
-import dev.lockstep.core.Decision;
-import dev.lockstep.core.Lease;
+import dev.lockstep.engine.Arbitration;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionMachine;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.protocol.CommandDecoder;
-import dev.lockstep.protocol.Fingerprint;
-import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
-import dev.lockstep.protocol.Reply;
-import dev.lockstep.protocol.ReplyEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Comparator;
@@ -20,13 +21,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * The command log replayed one record at a time through an arbiter, with nothing but memory:
- * what a correct lockstep must have answered, whatever crashed while it ran. The rules are the
- * protocol's: a record that cannot be answered is dead-lettered, a malformed one is
- * {@code invalid}, a request ID seen before gets its first reply again (or {@code invalid} when
- * the command differs), and "now" is the log-append time, never earlier than the partition's last.
+ * The command log replayed through the product's own {@link PartitionMachine}, one partition at a
+ * time in memory: what a correct lockstep must have answered, whatever crashed while it ran.
+ * One engine, never two: the worker runs the same machine over the same records.
  */
 final class SequentialModel {
 
@@ -34,20 +34,20 @@ final class SequentialModel {
     record Applied(LoggedRecord record, Command command, Instant now, String reply) {
     }
 
-    private final Arbitration arbitration;
-    private final CommandDecoder decoder = new CommandDecoder(Limits.defaults());
-    private final Map<String, Lease> latest = new HashMap<>();
-    private final Map<Integer, CommandClock> clocks = new HashMap<>();
+    private final PartitionMachine machine;
+    private final CommandDecoder decoder;
+    private final Map<Integer, PartitionState> states = new HashMap<>();
     private final Map<String, Applied> applied = new LinkedHashMap<>();
     private final Map<String, Set<String>> expected = new HashMap<>();
     private final Map<String, LoggedRecord> firstRecord = new HashMap<>();
 
-    private SequentialModel(Arbitration arbitration) {
-        this.arbitration = arbitration;
+    private SequentialModel(EngineSettings settings, Arbitration arbitration) {
+        this.machine = new PartitionMachine(settings, arbitration);
+        this.decoder = new CommandDecoder(settings.limits());
     }
 
-    static SequentialModel replay(List<LoggedRecord> log, Arbitration arbitration) {
-        SequentialModel model = new SequentialModel(arbitration);
+    static SequentialModel replay(List<LoggedRecord> log, EngineSettings settings, Arbitration arbitration) {
+        SequentialModel model = new SequentialModel(settings, arbitration);
         log.stream()
                 .sorted(Comparator.comparingInt(LoggedRecord::partition).thenComparingLong(LoggedRecord::offset))
                 .forEach(model::step);
@@ -77,32 +77,20 @@ final class SequentialModel {
     }
 
     private void step(LoggedRecord record) {
-        ParsedCommand parsed = decoder.decode(record.key(), record.value());
-        if (parsed instanceof ParsedCommand.Invalid invalid) {
-            expect(record, invalid.requestId(), ReplyEncoder.encode(Reply.Rejected.of(invalid)));
-        } else if (parsed instanceof ParsedCommand.Valid valid) {
-            Command command = valid.command();
-            Applied prior = applied.get(command.requestId());
-            if (prior != null) {
-                expect(record, command.requestId(), Fingerprint.of(prior.command()).equals(Fingerprint.of(command))
-                        ? prior.reply().getBytes(StandardCharsets.UTF_8)
-                        : ReplyEncoder.encode(Reply.Rejected.reusedRequestId(command)));
-                return;
-            }
-            Instant now = clocks.computeIfAbsent(record.partition(), p -> new CommandClock(Instant.EPOCH))
-                    .next(Optional.of(record.logAppendTime()), record.logAppendTime());
-            Decision decision = arbitration.decide(command, Optional.ofNullable(latest.get(command.resource())), now);
-            decision.write().ifPresent(lease -> latest.put(lease.resource(), lease));
-            byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, decision.verdict()));
-            applied.put(command.requestId(),
-                    new Applied(record, command, now, new String(reply, StandardCharsets.UTF_8)));
-            expect(record, command.requestId(), reply);
+        PartitionState state = states.computeIfAbsent(record.partition(),
+                p -> PartitionState.empty(PartitionPosition.START));
+        Inbound inbound = new Inbound("log", record.partition(), record.offset(), record.key(), record.value(),
+                new RecordHeaders(), Optional.of(record.logAppendTime()));
+        Outbound out = machine.step(inbound, state);
+        if (!(out instanceof Outbound.ReplyRecord reply)) {
+            return; // dead-lettered: no reply is possible
         }
-        // Unreadable: dead-lettered, no reply is possible
-    }
-
-    private void expect(LoggedRecord record, String requestId, byte[] reply) {
-        firstRecord.putIfAbsent(requestId, record);
-        expected.computeIfAbsent(requestId, id -> new LinkedHashSet<>()).add(new String(reply, StandardCharsets.UTF_8));
+        String value = new String(reply.value(), StandardCharsets.UTF_8);
+        firstRecord.putIfAbsent(reply.requestId(), record);
+        expected.computeIfAbsent(reply.requestId(), id -> new LinkedHashSet<>()).add(value);
+        Optional<RequestEntry> entry = state.request(reply.requestId()).filter(e -> e.offset() == record.offset());
+        if (entry.isPresent() && decoder.decode(record.key(), record.value()) instanceof ParsedCommand.Valid valid) {
+            applied.put(reply.requestId(), new Applied(record, valid.command(), entry.get().appliedAt(), value));
+        }
     }
 }

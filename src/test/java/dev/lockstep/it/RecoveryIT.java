@@ -72,8 +72,12 @@ class RecoveryIT {
         }
         String applied = snapshot();
 
-        // Put the group's committed offsets back to the start, as if the worker had died between
-        // the database commit and the offset commit of every batch; then start it again.
+        // Put the group's committed offsets and the database's acknowledged offsets back to the
+        // start, as if the worker had died after every batch's database commit but before any of
+        // its replies was known to be acknowledged; then start it again.
+        try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
+            st.executeUpdate("UPDATE partition_progress SET acked_offset = 0");
+        }
         try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
             Map<TopicPartition, OffsetAndMetadata> start = new HashMap<>();
             admin.describeTopics(List.of(env.topics().commands())).allTopicNames().get()

@@ -2,12 +2,12 @@ package dev.lockstep.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpecs;
-import dev.lockstep.worker.TopicAllowList;
 import dev.lockstep.worker.WorkerSettings;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;

@@ -28,7 +28,7 @@ public final class TopicCollector implements AutoCloseable {
         this.thread = new Thread(this::pollLoop, "collector-" + topic);
     }
 
-    static TopicCollector start(KafkaSettings kafka, String topic) {
+    public static TopicCollector start(KafkaSettings kafka, String topic) {
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(kafka.with(Map.of(
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")),

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
-import dev.lockstep.store.PartitionProgress;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.store.StoreException;
 import dev.lockstep.testkit.LockstepExtension;
@@ -53,9 +55,10 @@ class BatchProcessorIT {
     void twoWorkersApplyingTheSameBatchApplyItOnce() throws Exception {
         List<Inbound> batch = IntStream.range(0, 50)
                 .mapToObj(i -> Batches.record("zombie", i, "z-" + (i % 5),
-                        acquire("zombie-" + i, "z-" + (i % 5), "o-" + i), Optional.empty()))
+                        acquire("zombie-" + i, "z-" + (i % 5), "o-" + i), Instant.now()))
                 .toList();
         PartitionId partition = new PartitionId("zombie", 0);
+        Batches.start(store, partition);
         CountDownLatch go = new CountDownLatch(1);
         CompletableFuture<List<Outbound>> a = CompletableFuture.supplyAsync(() -> await(go, () -> Batches.processor(store).process(partition, batch)));
         CompletableFuture<List<Outbound>> b = CompletableFuture.supplyAsync(() -> await(go, () -> Batches.processor(store).process(partition, batch)));
@@ -65,15 +68,17 @@ class BatchProcessorIT {
         assertThat(values(first)).containsExactlyElementsOf(values(second));
         Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(
                 List.of("z-0", "z-1", "z-2", "z-3", "z-4")));
-        assertThat(leases.values()).extracting(Lease::fencingToken).containsOnly(1L);
-        PartitionProgress progress = store.inPartition(partition, tx -> tx.progress());
-        assertThat(progress.nextOffset()).isEqualTo(50);
+        // Each resource was first acquired at offset 0..4: its token is that offset + 1.
+        assertThat(leases.values()).extracting(Lease::fencingToken).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+        assertThat(nextOffset(partition)).isEqualTo(50);
     }
 
     @Test
     void aResourceGrantedConcurrentlyFromTwoPartitionsCannotBeGrantedTwice() throws Exception {
         // A producer with a custom partitioner can put one resource on two partitions. The two
         // transactions then both see no lease; UNIQUE(resource) lets only one of them insert.
+        Batches.start(store, new PartitionId("p", 0));
+        Batches.start(store, new PartitionId("p", 1));
         CountDownLatch bothRead = new CountDownLatch(2);
         CompletableFuture<Void> first = CompletableFuture.runAsync(() -> grantAfterBothRead("p", 0, "owner-a", bothRead));
         CompletableFuture<Void> second = CompletableFuture.runAsync(() -> grantAfterBothRead("p", 1, "owner-b", bothRead));
@@ -92,13 +97,13 @@ class BatchProcessorIT {
 
     private static void grantAfterBothRead(String topic, int partition, String owner, CountDownLatch bothRead) {
         store.inPartition(new PartitionId(topic, partition), tx -> {
-            tx.progress();
+            tx.partition();
             assertThat(tx.leasesForUpdate(List.of("race"))).isEmpty();
             bothRead.countDown();
             await(bothRead, () -> null);
             Instant now = Instant.now();
             tx.save(List.of(new Lease("race", owner, 1, now, now.plusSeconds(60))), List.of(),
-                    new PartitionProgress(1, now));
+                    new PartitionPosition(1, now, 0, Optional.empty()), 0);
             return null;
         });
     }
@@ -106,16 +111,21 @@ class BatchProcessorIT {
     @Test
     void aRetriedBatchFailsWholeWhenTheDatabaseRefusesPartOfIt() {
         PartitionId partition = new PartitionId("atomic", 0);
+        Batches.start(store, partition);
         assertThatThrownBy(() -> store.inPartition(partition, tx -> {
-            tx.progress();
+            tx.partition();
             Instant now = Instant.now();
             tx.save(List.of(new Lease("atomic-1", "o", 1, now, now.plusSeconds(5))), List.of(),
-                    new PartitionProgress(7, now));
+                    new PartitionPosition(7, now, 0, Optional.empty()), 0);
             throw new IllegalStateException("crash after writing, before commit");
         })).hasMessageContaining("crash");
-        assertThat(store.inPartition(partition, tx -> tx.progress()).nextOffset()).isZero();
+        assertThat(nextOffset(partition)).isZero();
         Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1")));
         assertThat(leases).isEmpty();
+    }
+
+    private static long nextOffset(PartitionId partition) {
+        return store.inPartition(partition, tx -> tx.partition()).orElseThrow().position().nextOffset();
     }
 
     private static List<String> values(List<Outbound> outbound) {

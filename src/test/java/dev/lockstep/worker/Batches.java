@@ -1,31 +1,50 @@
 package dev.lockstep.worker;
 
-import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.PartitionMachine;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.OptionalInt;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** Builds batch processors and command records for tests that drive the store without Kafka. */
 final class Batches {
 
+    /** The default rules, for a command topic of one partition (every record belongs on partition 0). */
+    static final EngineSettings SETTINGS = new EngineSettings(Limits.defaults(), Duration.ofHours(24),
+            new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1);
+
     private Batches() {
     }
 
-    /** A processor with the default limits and allow-list, whose every reply topic exists. */
     static BatchProcessor processor(LockStore store) {
-        ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT),
-                topic -> OptionalInt.of(1));
-        return new BatchProcessor(store, new Triage(new CommandDecoder(Limits.defaults()), router), Clock.systemUTC());
+        return processor(store, SETTINGS);
     }
 
-    /** @param appendTime the broker's log-append time, or empty for the worker's clock */
-    static Inbound record(String topic, long offset, String resource, String json, Optional<Instant> appendTime) {
+    static BatchProcessor processor(LockStore store, EngineSettings settings) {
+        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L);
+    }
+
+    /** Records the partition's first epoch, as a worker does when it is assigned the partition. */
+    static void start(LockStore store, PartitionId partition) {
+        store.inPartition(partition, tx -> {
+            tx.begin(new StoredPartition(Optional.of("test-topic-id"), PartitionPosition.START, Optional.of(SETTINGS)),
+                    "test start");
+            return null;
+        });
+    }
+
+    /** @param appendTime the broker's log-append time */
+    static Inbound record(String topic, long offset, String resource, String json, Instant appendTime) {
         return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), appendTime);
+                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(appendTime));
     }
 }

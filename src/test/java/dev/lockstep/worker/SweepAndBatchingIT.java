@@ -3,6 +3,12 @@ package dev.lockstep.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PostgresLockStore;
@@ -12,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Batched arbitration against the real store: same outcomes as one command at a time; sweeping keeps tokens growing. */
+/** Batched arbitration against the real store: same outcomes as one command at a time; sweeping in log time changes no reply. */
 class SweepAndBatchingIT {
 
     @RegisterExtension
@@ -71,9 +76,10 @@ class SweepAndBatchingIT {
             String[] c = history.get(i);
             String resource = prefix + c[0];
             String json = "{\"request_id\":\"" + prefix + c[3] + "\",\"resource\":\"" + resource + "\"," + c[1] + "}";
-            records.add(Batches.record(prefix, i, resource, json, Optional.of(T0.plusMillis(Long.parseLong(c[2])))));
+            records.add(Batches.record(prefix, i, resource, json, T0.plusMillis(Long.parseLong(c[2]))));
         }
         PartitionId partition = new PartitionId(prefix, 0);
+        Batches.start(store, partition);
         List<Outbound> out = new ArrayList<>();
         if (oneBatch) {
             out.addAll(processor.process(partition, records));
@@ -97,46 +103,103 @@ class SweepAndBatchingIT {
                 .anyMatch(r -> r.contains("\"outcome\":\"renewed\""));
     }
 
+    private static String acquire(String id, String resource, String owner) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"" + resource
+                + "\",\"owner\":\"" + owner + "\",\"ttl_seconds\":1}";
+    }
+
+    private static String reply(List<Outbound> out) {
+        return new String(((Outbound.ReplyRecord) out.get(0)).value(), StandardCharsets.UTF_8);
+    }
+
+    private static Map<String, Lease> leases(PartitionId partition, String resource) {
+        return store.inPartition(partition, tx -> tx.leasesForUpdate(List.of(resource)));
+    }
+
+    private static Sweeper aggressiveSweeper() {
+        return new Sweeper(store, new Retention(Duration.ofMinutes(5), Duration.ofSeconds(1), 1));
+    }
+
     @Test
-    void sweepingEndedLeasesKeepsFencingTokensGrowing() throws Exception {
+    void theSweeperRemovesOnlyWhatNoLaterRecordCanObserveInLogTime() {
         BatchProcessor processor = Batches.processor(store);
         PartitionId partition = new PartitionId("sweep", 0);
+        Batches.start(store, partition);
+        // Log time two minutes behind the wall clock: a lagging worker. The wall clock must not matter.
         Instant t = Instant.now().minusSeconds(120);
         processor.process(partition, List.of(
-                Batches.record("sweep", 0, "swept", "{\"request_id\":\"sw-1\",\"type\":\"acquire\",\"resource\":\"swept\","
-                        + "\"owner\":\"a\",\"ttl_seconds\":1}", Optional.of(t)),
-                Batches.record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\",\"resource\":\"swept\","
-                        + "\"owner\":\"a\"}", Optional.of(t.plusMillis(10))),
-                Batches.record("sweep", 2, "swept", "{\"request_id\":\"sw-3\",\"type\":\"acquire\",\"resource\":\"swept\","
-                        + "\"owner\":\"b\",\"ttl_seconds\":1}", Optional.of(t.plusMillis(20)))));
-        long before = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept").fencingToken();
-        assertThat(before).isEqualTo(2);
+                Batches.record("sweep", 0, "swept", acquire("sw-1", "swept", "a"), t),
+                Batches.record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\","
+                        + "\"resource\":\"swept\",\"owner\":\"a\"}", t.plusMillis(10)),
+                Batches.record("sweep", 2, "swept", acquire("sw-3", "swept", "b"), t.plusMillis(20))));
+        Lease held = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept");
+        assertThat(held.fencingToken()).as("granted at offset 2").isEqualTo(3);
 
-        Sweeper sweeper = new Sweeper(store, new Retention(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), 1),
-                Clock.systemUTC());
-        SweepResult swept = sweeper.sweepNow();
-        assertThat(swept.leases()).isGreaterThanOrEqualTo(1);
-        assertThat(swept.replies()).isGreaterThanOrEqualTo(3);
-        Map<String, Lease> gone = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept")));
-        assertThat(gone).isEmpty();
+        SweepResult early = aggressiveSweeper().sweepNow();
+        assertThat(leases(partition, "swept"))
+                .as("live in log time, though long expired by the wall clock").containsKey("swept");
+        Map<String, RequestEntry> kept = store.inPartition(partition, tx -> tx.requests(List.of("sw-1", "sw-2", "sw-3")));
+        assertThat(kept).hasSize(3);
+        assertThat(early.removedAny()).isFalse();
 
-        List<Outbound> again = processor.process(partition, List.of(Batches.record("sweep", 3, "swept",
-                "{\"request_id\":\"sw-4\",\"type\":\"acquire\",\"resource\":\"swept\",\"owner\":\"c\",\"ttl_seconds\":5}",
-                Optional.of(Instant.now()))));
-        String reply = new String(((Outbound.ReplyRecord) again.get(0)).value(), StandardCharsets.UTF_8);
-        long after = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept").fencingToken();
-        assertThat(after).isGreaterThan(before);
-        assertThat(reply).contains("\"fencing_token\":" + after);
+        // A record a day later moves the partition's clock past the lease and the request retention.
+        Instant dayLater = t.plus(Duration.ofDays(1)).plusSeconds(1);
+        processor.process(partition, List.of(Batches.record("sweep", 3, "other",
+                "{\"request_id\":\"sw-4\",\"type\":\"status\",\"resource\":\"other\"}", dayLater)));
+        SweepResult swept = aggressiveSweeper().sweepNow();
+        assertThat(swept.leases()).isEqualTo(1);
+        assertThat(swept.replies()).isEqualTo(3);
+        assertThat(leases(partition, "swept")).isEmpty();
+
+        String again = reply(processor.process(partition, List.of(
+                Batches.record("sweep", 4, "swept", acquire("sw-5", "swept", "c"), dayLater.plusMillis(1)))));
+        assertThat(again).as("the token of offset 4, above the swept lease's").contains("\"fencing_token\":5");
+    }
+
+    @Test
+    void aRetryJustInsideTheRequestRetentionGetsItsReplyAndJustOutsideIsAppliedWhateverTheSweeperDid() {
+        Duration retention = Duration.ofMinutes(5);
+        EngineSettings settings = new EngineSettings(Batches.SETTINGS.limits(), retention,
+                Batches.SETTINGS.replyAllowList(), Batches.SETTINGS.defaultReplyTopic(), 1);
+        List<List<String>> runs = new ArrayList<>();
+        for (boolean sweepBetween : List.of(false, true)) {
+            String topic = "retention-" + sweepBetween;
+            PartitionId partition = new PartitionId(topic, 0);
+            store.inPartition(partition, tx -> {
+                tx.begin(new StoredPartition(Optional.of("id"), PartitionPosition.START, Optional.of(settings)), "test");
+                return null;
+            });
+            BatchProcessor processor = Batches.processor(store, settings);
+            Instant t = T0;
+            Instant[] times = {t, t.plus(retention).minusMillis(1), t.plus(retention)};
+            List<String> replies = new ArrayList<>();
+            String resource = "kept-" + sweepBetween;
+            for (int i = 0; i < times.length; i++) {
+                // The same request each time: a retry (the lease itself ends after one second).
+                replies.add(reply(processor.process(partition, List.of(
+                        Batches.record(topic, i, resource, acquire("retry-1", resource, "a"), times[i])))
+                        ).replace(resource, "kept"));
+                if (sweepBetween) {
+                    new Sweeper(store, new Retention(retention, Duration.ofSeconds(1), 1)).sweepNow();
+                }
+            }
+            runs.add(replies);
+        }
+        List<String> replies = runs.get(0);
+        assertThat(replies.get(1)).as("1 ms inside the retention: the stored reply").isEqualTo(replies.get(0));
+        assertThat(replies.get(2)).as("at the retention's end: applied again, a new lease")
+                .contains("\"outcome\":\"acquired\"").contains("\"fencing_token\":3").isNotEqualTo(replies.get(0));
+        assertThat(runs.get(1)).as("sweeping between the retries changes no reply").isEqualTo(replies);
     }
 
     @Test
     void theSweepersQueriesUseTheirIndexes() throws Exception {
         try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
             st.execute("SET enable_seqscan = off"); // a tiny test table would otherwise be scanned anyway
-            assertThat(plan(st, "EXPLAIN SELECT resource FROM distributed_locks WHERE expires_at < now() "
-                    + "ORDER BY expires_at LIMIT 1000")).contains("distributed_locks_expires_at");
-            assertThat(plan(st, "EXPLAIN SELECT request_id FROM request_log WHERE applied_at < now() "
-                    + "ORDER BY applied_at LIMIT 1000")).contains("request_log_applied_at");
+            assertThat(plan(st, "EXPLAIN SELECT resource FROM distributed_locks WHERE topic = 't' AND partition = 0 "
+                    + "AND expires_at <= now() ORDER BY expires_at LIMIT 1000")).contains("distributed_locks_partition_expires_at");
+            assertThat(plan(st, "EXPLAIN SELECT request_id FROM request_log WHERE topic = 't' AND partition = 0 "
+                    + "AND applied_at <= now() ORDER BY applied_at LIMIT 1000")).contains("request_log_partition_applied_at");
         }
     }
 

@@ -3,6 +3,7 @@ package dev.lockstep.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
@@ -18,14 +19,14 @@ class WorkerSettingsTest {
     @Test
     void theDefaultReplyTopicMustBeAllowed() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4))
+                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4, false))
                 .hasMessageContaining("not on the reply allow-list");
     }
 
     @Test
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4))
+                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4, false))
                 .hasMessageContaining("must not allow the command or dead-letter topic");
     }
 
@@ -33,6 +34,16 @@ class WorkerSettingsTest {
     void limitsRejectNonsense() {
         assertThatThrownBy(() -> new Limits(Duration.ZERO, 16384)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Limits(Duration.ofSeconds(60), 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aRequestRetentionBelowTheMinimumIsRefused() {
+        assertThatThrownBy(() -> new Retention(Duration.ofSeconds(0), Duration.ofSeconds(30), 1000))
+                .hasMessageContaining("--request-retention must be at least 300 seconds");
+        assertThatThrownBy(() -> new Retention(Duration.ofSeconds(299), Duration.ofSeconds(30), 1000))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(new Retention(Duration.ofSeconds(300), Duration.ofSeconds(30), 1000).requests())
+                .isEqualTo(Duration.ofMinutes(5));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 import dev.lockstep.protocol.ReplyTo;
 import java.nio.ByteBuffer;
@@ -10,7 +10,10 @@ import org.apache.kafka.common.header.Headers;
 /**
  * Decides where a reply goes. Spring Kafka's request-reply headers come first
  * ({@code kafka_replyTopic}, {@code kafka_replyPartition}), then the command's {@code reply_to},
- * then the default reply topic. Whatever is chosen must be on the allow-list and must exist.
+ * then the default reply topic. Whatever is chosen must be on the allow-list.
+ *
+ * <p>Pure: whether the topic and partition exist is the cluster's state, not the log's, so it is
+ * checked when the reply is delivered; it may change where a reply goes, never what it says.
  */
 public final class ReplyRouter {
 
@@ -20,12 +23,10 @@ public final class ReplyRouter {
 
     private final String defaultTopic;
     private final TopicAllowList allowList;
-    private final TopicCatalog catalog;
 
-    public ReplyRouter(String defaultTopic, TopicAllowList allowList, TopicCatalog catalog) {
+    public ReplyRouter(String defaultTopic, TopicAllowList allowList) {
         this.defaultTopic = defaultTopic;
         this.allowList = allowList;
-        this.catalog = catalog;
     }
 
     public Routing route(Headers headers, ReplyTo replyTo) {
@@ -44,10 +45,6 @@ public final class ReplyRouter {
             return new Routing.Refused("reply topic '" + printable(topic) + "' is not on the allow-list "
                     + allowList.entries());
         }
-        OptionalInt partitions = catalog.partitions(topic);
-        if (partitions.isEmpty()) {
-            return new Routing.Refused("reply topic '" + topic + "' does not exist");
-        }
         Header partitionHeader = headers.lastHeader(REPLY_PARTITION_HEADER);
         if (partitionHeader == null) {
             return new Routing.Routed(new ReplyRoute(topic, OptionalInt.empty()));
@@ -57,9 +54,8 @@ public final class ReplyRouter {
             return new Routing.Refused(REPLY_PARTITION_HEADER + " must be a 4-byte big-endian integer");
         }
         int partition = ByteBuffer.wrap(bytes).getInt();
-        if (partition < 0 || partition >= partitions.getAsInt()) {
-            return new Routing.Refused(REPLY_PARTITION_HEADER + " " + partition + " is not a partition of '" + topic
-                    + "' (it has " + partitions.getAsInt() + ")");
+        if (partition < 0) {
+            return new Routing.Refused(REPLY_PARTITION_HEADER + " " + partition + " is negative");
         }
         return new Routing.Routed(new ReplyRoute(topic, OptionalInt.of(partition)));
     }

@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,18 +7,13 @@ import dev.lockstep.protocol.ReplyTo;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 class ReplyRouterTest {
 
-    private static final Map<String, Integer> TOPICS = Map.of("lock.replies", 3, "lock.replies.svc", 2,
-            "lock.commands", 3, "payments", 1);
-    private final ReplyRouter router = new ReplyRouter("lock.replies",
-            new TopicAllowList(TopicAllowList.DEFAULT),
-            topic -> TOPICS.containsKey(topic) ? OptionalInt.of(TOPICS.get(topic)) : OptionalInt.empty());
+    private final ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT));
 
     private static RecordHeaders headers(String topic, byte[] partition) {
         RecordHeaders headers = new RecordHeaders();
@@ -64,11 +59,12 @@ class ReplyRouterTest {
     }
 
     @Test
-    void refusesMissingTopicsAndBadPartitions() {
+    void refusesMalformedPartitionsButLeavesExistenceToDelivery() {
+        // Whether a topic or partition exists is the cluster's state, not the log's: checked when delivering.
         assertThat(router.route(new RecordHeaders(), new ReplyTo.Named("lock.replies.gone")))
-                .isEqualTo(new Routing.Refused("reply topic 'lock.replies.gone' does not exist"));
-        assertThat(router.route(headers("lock.replies", int32(3)), new ReplyTo.Default()))
-                .isInstanceOf(Routing.Refused.class);
+                .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies.gone", OptionalInt.empty())));
+        assertThat(router.route(headers("lock.replies", int32(99)), new ReplyTo.Default()))
+                .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies", OptionalInt.of(99))));
         assertThat(router.route(headers("lock.replies", int32(-1)), new ReplyTo.Default()))
                 .isInstanceOf(Routing.Refused.class);
         assertThat(router.route(headers("lock.replies", new byte[] {1, 2}), new ReplyTo.Default()))

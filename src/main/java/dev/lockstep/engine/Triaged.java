@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.protocol.Reply;
@@ -21,8 +21,8 @@ sealed interface Triaged {
 
         String requestId();
 
-        default Outbound.ReplyRecord reply(byte[] value) {
-            return new Outbound.ReplyRecord(route(), requestId(), value, correlationId());
+        default Outbound.ReplyRecord reply(Inbound source, byte[] value) {
+            return new Outbound.ReplyRecord(source, route(), requestId(), value, correlationId());
         }
     }
 

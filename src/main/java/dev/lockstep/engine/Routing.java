@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 /** Whether a command's reply can be routed, and where. */
 public sealed interface Routing {

@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 import java.util.List;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package dev.lockstep.worker;
+package dev.lockstep.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

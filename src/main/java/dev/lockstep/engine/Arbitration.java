@@ -1,0 +1,20 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.Arbiter;
+import dev.lockstep.core.Command;
+import dev.lockstep.core.Decision;
+import dev.lockstep.core.Lease;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The lock rules the machine runs: {@link #RULES} in the product; the history checker's tests plant
+ * bugs in copies of it to prove they are caught.
+ */
+@FunctionalInterface
+public interface Arbitration {
+
+    Arbitration RULES = Arbiter::decide;
+
+    Decision decide(Command command, Optional<Lease> latest, Instant now, long newToken);
+}

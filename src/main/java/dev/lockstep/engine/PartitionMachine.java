@@ -1,0 +1,215 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.Command;
+import dev.lockstep.core.CommandClock;
+import dev.lockstep.core.Decision;
+import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.Fingerprint;
+import dev.lockstep.protocol.Reply;
+import dev.lockstep.protocol.ReplyEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The partition state machine: one command record + the partition's state + the recorded settings
+ * → what to publish for it, and the new state. No I/O, no clock, nothing from another partition.
+ *
+ * <p>The worker runs it over each batch against the state loaded for that batch; a replay runs it
+ * over a whole partition in memory. Both get every reply, dead letter and token from it, so a
+ * replay of the log reproduces the worker's output byte for byte.
+ *
+ * <pre>{@code
+ * PartitionMachine machine = new PartitionMachine(settings);
+ * PartitionState state = PartitionState.empty(PartitionPosition.START);
+ * for (Inbound record : records) {            // one partition, in offset order
+ *     Outbound out = machine.step(record, state);
+ * }
+ * }</pre>
+ *
+ * <p>The rules, in order: a record below the partition's next offset was applied already and is
+ * answered as it was (its stored reply); one without a log-append time, unreadable, or with a
+ * refused route is dead-lettered; an invalid one, or one on the wrong partition, gets
+ * {@code invalid}; a request ID applied within the request retention (log time) gets its stored
+ * reply, or {@code invalid} when the command differs; otherwise the arbiter decides, with "now"
+ * the record's log-append time and a new lease's token taken from the record's offset.
+ */
+public final class PartitionMachine {
+
+    static final String REPLY_GONE = "already applied, but its reply is no longer stored";
+
+    private final EngineSettings settings;
+    private final Triage triage;
+    private final Arbitration rules;
+
+    public PartitionMachine(EngineSettings settings) {
+        this(settings, Arbitration.RULES);
+    }
+
+    public PartitionMachine(EngineSettings settings, Arbitration rules) {
+        this.settings = settings;
+        this.triage = new Triage(settings);
+        this.rules = rules;
+    }
+
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    /** Applies one record (the next of its partition, or one applied before) to {@code state}. */
+    public Outbound step(Inbound record, PartitionState state) {
+        return step(record, triage.triage(record), state);
+    }
+
+    /**
+     * Reads a batch of one partition's records (in offset order) once, so that its caller can load
+     * the state they touch before applying them.
+     */
+    public Batch prepare(List<Inbound> records) {
+        return new Batch(records, records.stream().map(triage::triage).toList());
+    }
+
+    /** A batch of records, read and routed, not yet applied. */
+    public final class Batch {
+
+        private final List<Inbound> records;
+        private final List<Triaged> triaged;
+
+        private Batch(List<Inbound> records, List<Triaged> triaged) {
+            this.records = records;
+            this.triaged = triaged;
+        }
+
+        /** The request IDs of the batch's valid commands: their entries must be loaded. */
+        public Set<String> requestIds() {
+            Set<String> ids = new LinkedHashSet<>();
+            triaged.forEach(t -> {
+                if (t instanceof Triaged.Apply apply) {
+                    ids.add(apply.requestId());
+                }
+            });
+            return ids;
+        }
+
+        /** The resources of the valid commands at or after {@code offset}: their leases must be loaded. */
+        public Set<String> resourcesFrom(long offset) {
+            Set<String> resources = new LinkedHashSet<>();
+            for (int i = 0; i < records.size(); i++) {
+                if (triaged.get(i) instanceof Triaged.Apply apply && records.get(i).offset() >= offset) {
+                    resources.add(apply.command().resource());
+                }
+            }
+            return resources;
+        }
+
+        /** Applies the records in order; one output per record. */
+        public List<Outbound> applyTo(PartitionState state) {
+            List<Outbound> out = new ArrayList<>(records.size());
+            for (int i = 0; i < records.size(); i++) {
+                out.add(step(records.get(i), triaged.get(i), state));
+            }
+            return out;
+        }
+    }
+
+    private Outbound step(Inbound record, Triaged triaged, PartitionState state) {
+        PartitionPosition position = state.position();
+        if (record.offset() < position.nextOffset()) {
+            return answerAgain(record, triaged, state);
+        }
+        Instant now = record.logAppendTime().map(t -> new CommandClock(position.clock()).next(t))
+                .orElse(position.clock());
+        // Only a record the broker stamped may fix or end a quarantine: its time bounds the lost records'.
+        Optional<Quarantine> quarantine = record.logAppendTime().isPresent()
+                ? position.quarantine().flatMap(q -> quarantineAt(q, now))
+                : position.quarantine();
+        Outbound out;
+        if (triaged instanceof Triaged.DeadLetter dead) {
+            out = new Outbound.DeadLetter(record, dead.reason());
+        } else if (triaged instanceof Triaged.Reject reject) {
+            out = reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+        } else {
+            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state);
+        }
+        state.position(position.advancedTo(record.offset() + 1, now, quarantine));
+        return out;
+    }
+
+    /**
+     * The triage alone, for a benchmark's echo mode: what a record would be answered if the lock
+     * rules were not run (every valid command {@code not_found}).
+     */
+    public Outbound echo(Inbound record) {
+        Triaged triaged = triage.triage(record);
+        if (triaged instanceof Triaged.Apply apply) {
+            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), new Verdict.NotFound())));
+        } else if (triaged instanceof Triaged.Reject reject) {
+            return reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+        }
+        return new Outbound.DeadLetter(record, ((Triaged.DeadLetter) triaged).reason());
+    }
+
+    private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
+            PartitionState state) {
+        Command command = apply.command();
+        String fingerprint = Fingerprint.of(command);
+        Optional<RequestEntry> prior = state.request(command.requestId()).filter(e -> e.rememberedAt(now, settings));
+        if (prior.isPresent()) {
+            return apply.reply(record, retried(prior.get(), command, fingerprint));
+        }
+        Verdict verdict;
+        Optional<Instant> until = quarantine.flatMap(Quarantine::until);
+        if (until.isPresent() && command instanceof Command.Acquire) {
+            verdict = new Verdict.NotAcquired(Duration.between(now, until.get()));
+        } else if (until.isPresent() && command instanceof Command.Renew) {
+            verdict = new Verdict.NotFound();
+        } else {
+            Decision decision = rules.decide(command, state.lease(command.resource()), now,
+                    state.position().tokenAt(record.offset()));
+            decision.write().ifPresent(state::put);
+            verdict = decision.verdict();
+        }
+        byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
+        state.put(new RequestEntry(command.requestId(), fingerprint, new String(reply, StandardCharsets.UTF_8),
+                record.offset(), now));
+        return apply.reply(record, reply);
+    }
+
+    /**
+     * A record applied before (redelivered after a failed acknowledgement): the same answer again.
+     * Its request's entry says how it was answered: at its own offset it was applied; at an earlier
+     * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
+     */
+    private static Outbound answerAgain(Inbound record, Triaged triaged, PartitionState state) {
+        if (triaged instanceof Triaged.DeadLetter dead) {
+            return new Outbound.DeadLetter(record, dead.reason());
+        } else if (triaged instanceof Triaged.Reject reject) {
+            return reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+        }
+        Triaged.Apply apply = (Triaged.Apply) triaged;
+        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
+        if (entry.isEmpty()) {
+            return new Outbound.DeadLetter(record, REPLY_GONE);
+        }
+        return apply.reply(record, retried(entry.get(), apply.command(), Fingerprint.of(apply.command())));
+    }
+
+    private static byte[] retried(RequestEntry prior, Command command, String fingerprint) {
+        return prior.fingerprint().equals(fingerprint)
+                ? prior.reply().getBytes(StandardCharsets.UTF_8)
+                : ReplyEncoder.encode(Reply.Rejected.reusedRequestId(command));
+    }
+
+    /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */
+    private Optional<Quarantine> quarantineAt(Quarantine quarantine, Instant now) {
+        Instant until = quarantine.until().orElse(now.plus(settings.limits().maxTtl()));
+        return now.isBefore(until)
+                ? Optional.of(new Quarantine(quarantine.lostFrom(), quarantine.lostTo(), Optional.of(until)))
+                : Optional.empty();
+    }
+}

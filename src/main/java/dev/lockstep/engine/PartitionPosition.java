@@ -1,0 +1,62 @@
+package dev.lockstep.engine;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Where a partition's state stands: the next offset to apply, the last log time used as "now",
+ * the base of its fencing tokens, and a quarantine after lost records.
+ *
+ * <p><b>Fencing tokens come from positions.</b> A lease granted by the record at offset {@code o}
+ * gets token {@code tokenBase + o + 1}. Every resource lives on one partition (the record's
+ * partition is checked against its key), and offsets only grow there, so a resource's tokens only
+ * grow, with no counter to keep, no row to remember after a lease ended, and the same token every
+ * time the same records are applied. When the partition starts over at offset 0 (the topic was
+ * re-created), the base rises by the old next offset: above every token the old topic gave.
+ *
+ * @param nextOffset the offset of the next record to apply; records below it were applied
+ * @param clock the last log time used as "now" on the partition
+ * @param tokenBase added to a granting record's offset (plus one) to make its token
+ * @param quarantine set after records were lost; see {@link Quarantine}
+ */
+public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine) {
+
+    public static final PartitionPosition START = new PartitionPosition(0, Instant.EPOCH, 0, Optional.empty());
+
+    public PartitionPosition {
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(quarantine, "quarantine");
+        if (nextOffset < 0 || tokenBase < 0) {
+            throw new IllegalArgumentException("offsets and token bases are not negative: " + nextOffset + ", "
+                    + tokenBase);
+        }
+    }
+
+    /** The token a lease granted by the record at {@code offset} gets. */
+    public long tokenAt(long offset) {
+        return Math.addExact(tokenBase, offset + 1);
+    }
+
+    /**
+     * The same partition of a new topic incarnation (same name, new topic ID): offsets start at 0
+     * again, tokens continue above every token the old incarnation issued, time and leases carry over.
+     */
+    public PartitionPosition nextIncarnation() {
+        return new PartitionPosition(0, clock, Math.addExact(tokenBase, nextOffset), quarantine);
+    }
+
+    /** The records from {@code nextOffset} up to {@code logStart} are gone: skip them and quarantine. */
+    public PartitionPosition afterLoss(long logStart) {
+        if (logStart <= nextOffset) {
+            throw new IllegalArgumentException("nothing is lost when the log starts at " + logStart
+                    + " and the next offset is " + nextOffset);
+        }
+        return new PartitionPosition(logStart, clock, tokenBase,
+                Optional.of(new Quarantine(nextOffset, logStart, Optional.empty())));
+    }
+
+    PartitionPosition advancedTo(long next, Instant now, Optional<Quarantine> newQuarantine) {
+        return new PartitionPosition(next, now, tokenBase, newQuarantine);
+    }
+}

@@ -1,0 +1,19 @@
+package dev.lockstep.engine;
+
+import java.time.Instant;
+
+/**
+ * A request ID applied on a partition: the reply it got, byte for byte, so that a retry within the
+ * request retention is answered with exactly the same bytes instead of being applied again.
+ *
+ * @param fingerprint what the command asked for; a retry must ask the same
+ * @param offset where it was applied
+ * @param appliedAt the log time it was applied at; remembered until {@code appliedAt + retention}
+ */
+public record RequestEntry(String requestId, String fingerprint, String reply, long offset, Instant appliedAt) {
+
+    /** Whether a command arriving at log time {@code now} is still a retry of this one. */
+    public boolean rememberedAt(Instant now, EngineSettings settings) {
+        return now.isBefore(appliedAt.plus(settings.requestRetention()));
+    }
+}

@@ -1,0 +1,68 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.FieldError;
+import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.protocol.ParsedCommand;
+import dev.lockstep.protocol.Reply;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * Decodes a record, checks that it is on its resource's partition, and settles its reply route:
+ * the step every record goes through first. A function of the record and the settings alone.
+ */
+final class Triage {
+
+    static final String NO_LOG_APPEND_TIME = "the record carries no log-append time; the command topic must "
+            + "use message.timestamp.type=LogAppendTime (a producer's timestamp is never trusted)";
+
+    private final CommandDecoder decoder;
+    private final ReplyRouter router;
+    private final int partitions;
+
+    Triage(EngineSettings settings) {
+        this.decoder = new CommandDecoder(settings.limits());
+        this.router = new ReplyRouter(settings.defaultReplyTopic(), settings.replyAllowList());
+        this.partitions = settings.partitions();
+    }
+
+    Triaged triage(Inbound record) {
+        if (record.logAppendTime().isEmpty()) {
+            return new Triaged.DeadLetter(NO_LOG_APPEND_TIME);
+        }
+        ParsedCommand parsed = decoder.decode(record.key(), record.value());
+        if (parsed instanceof ParsedCommand.Unreadable unreadable) {
+            return new Triaged.DeadLetter(unreadable.reason());
+        }
+        Routing routing = router.route(record.headers(), ((ParsedCommand.Answerable) parsed).replyTo());
+        if (routing instanceof Routing.Refused refused) {
+            return new Triaged.DeadLetter(refused.reason());
+        }
+        ReplyRoute route = ((Routing.Routed) routing).route();
+        Header correlation = record.headers().lastHeader(ReplyRouter.CORRELATION_HEADER);
+        Optional<byte[]> correlationId = Optional.ofNullable(correlation).map(Header::value);
+        if (parsed instanceof ParsedCommand.Valid valid) {
+            int expected = partitionOf(record.key(), partitions);
+            if (expected != record.partition()) {
+                return new Triaged.Reject(route, correlationId, Reply.Rejected.of(new ParsedCommand.Invalid(
+                        valid.requestId(), valid.replyTo(), Optional.of(valid.command().type()),
+                        Optional.of(valid.command().resource()), List.of(wrongPartition(record.partition(), expected)))));
+            }
+            return new Triaged.Apply(route, correlationId, valid.command());
+        }
+        return new Triaged.Reject(route, correlationId, Reply.Rejected.of((ParsedCommand.Invalid) parsed));
+    }
+
+    /** The partition the Java client's default partitioner chooses for a key: murmur2, made positive, mod count. */
+    static int partitionOf(byte[] key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+    }
+
+    private static FieldError wrongPartition(int actual, int expected) {
+        return new FieldError("resource", "the record is on partition " + actual + " but its key belongs on partition "
+                + expected + " (murmur2 of the key, as the Java client partitions); librdkafka clients (Python, "
+                + "Go, .NET, kcat) must set partitioner=murmur2_random");
+    }
+}

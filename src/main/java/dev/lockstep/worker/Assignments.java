@@ -1,0 +1,126 @@
+package dev.lockstep.worker;
+
+import dev.lockstep.store.StoreException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which assigned partitions may be applied. A partition is paused from its assignment until the
+ * {@link PartitionPositioner} has put it where the database says (retried while the database is
+ * down); a refused one stays paused. The command topic's ID is checked again every
+ * {@link #IDENTITY_CHECK}: when it changed (the topic was deleted and created again), every
+ * partition is positioned anew. Poll thread only, except {@link #topicId()}.
+ */
+final class Assignments {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Assignments.class);
+    static final Duration IDENTITY_CHECK = Duration.ofSeconds(2);
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final PartitionPositioner positioner;
+    private final TopicCheck topicCheck;
+    private final Clock clock;
+    private final Set<TopicPartition> unpositioned = new HashSet<>();
+    private final Set<TopicPartition> refused = new HashSet<>();
+    private volatile TopicIdentity identity;
+    private Instant nextIdentityCheck;
+    private Instant nextAttempt = Instant.MIN;
+    private final Backoff backoff = new Backoff();
+
+    Assignments(Consumer<byte[], byte[]> consumer, PartitionPositioner positioner, TopicCheck topicCheck,
+            TopicIdentity identity, Clock clock) {
+        this.consumer = consumer;
+        this.positioner = positioner;
+        this.topicCheck = topicCheck;
+        this.identity = identity;
+        this.clock = clock;
+        this.nextIdentityCheck = clock.instant().plus(IDENTITY_CHECK);
+    }
+
+    /** The command topic's ID as last seen: a batch of another incarnation's partition is refused. */
+    Optional<String> topicId() {
+        return Optional.of(identity.topicId());
+    }
+
+    void assigned(Collection<TopicPartition> partitions) {
+        consumer.pause(partitions);
+        unpositioned.addAll(partitions);
+        refused.removeAll(partitions);
+        nextAttempt = Instant.MIN;
+    }
+
+    void revoked(Collection<TopicPartition> partitions) {
+        unpositioned.removeAll(partitions);
+        refused.removeAll(partitions);
+    }
+
+    /** Whether the partition may be fetched and applied. */
+    boolean applicable(TopicPartition tp) {
+        return !unpositioned.contains(tp) && !refused.contains(tp);
+    }
+
+    /**
+     * Checks the topic's identity when due.
+     *
+     * @return true when it changed: the caller finishes every batch in flight, then calls
+     *     {@link #assigned} with the whole assignment
+     */
+    boolean identityChanged() {
+        Instant now = clock.instant();
+        if (now.isBefore(nextIdentityCheck)) {
+            return false;
+        }
+        nextIdentityCheck = now.plus(IDENTITY_CHECK);
+        TopicIdentity seen;
+        try {
+            seen = topicCheck.identity();
+        } catch (WorkerStartException | KafkaException e) {
+            LOG.warn("checking the command topic's identity failed (will check again): {}", e.getMessage());
+            return false;
+        }
+        if (seen.equals(identity)) {
+            return false;
+        }
+        LOG.warn("the command topic changed: ID {} with {} partitions, was {} with {}; positioning its partitions anew",
+                seen.topicId(), seen.partitions(), identity.topicId(), identity.partitions());
+        identity = seen;
+        return true;
+    }
+
+    /** Positions what waits to be positioned, when due; resumes those that may now be applied. */
+    void positionPending() {
+        Set<TopicPartition> pending = new HashSet<>(unpositioned);
+        pending.retainAll(consumer.assignment());
+        unpositioned.retainAll(pending);
+        if (pending.isEmpty() || clock.instant().isBefore(nextAttempt)) {
+            return;
+        }
+        try {
+            Set<TopicPartition> notApplied = positioner.position(pending, identity);
+            unpositioned.removeAll(pending);
+            refused.addAll(notApplied);
+            consumer.resume(pending.stream().filter(this::applicable).toList());
+            backoff.reset();
+        } catch (StoreException | KafkaException e) {
+            Duration delay = backoff.next();
+            nextAttempt = clock.instant().plus(delay);
+            LOG.warn("positioning partitions {} failed, will retry in {} ms: {}", pending, delay.toMillis(),
+                    e.getMessage());
+        }
+    }
+
+    List<TopicPartition> applicableOf(Collection<TopicPartition> partitions) {
+        return partitions.stream().filter(this::applicable).toList();
+    }
+}

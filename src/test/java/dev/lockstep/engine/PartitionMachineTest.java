@@ -1,0 +1,208 @@
+package dev.lockstep.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.Limits;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
+
+/** The partition state machine, record by record, with no I/O: every rule that decides a reply. */
+class PartitionMachineTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-03T10:00:00Z");
+    private static final EngineSettings ONE_PARTITION = new EngineSettings(Limits.defaults(), Duration.ofMinutes(10),
+            new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1);
+    private final PartitionMachine machine = new PartitionMachine(ONE_PARTITION);
+
+    private static Inbound record(long offset, Instant at, String json) {
+        return record(0, offset, Optional.of(at), json);
+    }
+
+    private static Inbound record(int partition, long offset, Optional<Instant> at, String json) {
+        String resource = json.replaceAll(".*\"resource\":\"([^\"]*)\".*", "$1");
+        return new Inbound("lock.commands", partition, offset, resource.getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), at);
+    }
+
+    private static String acquire(String id, String resource, String owner, int ttl) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"" + resource + "\",\"owner\":\""
+                + owner + "\",\"ttl_seconds\":" + ttl + "}";
+    }
+
+    private static String renew(String id, String resource, String owner) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"renew\",\"resource\":\"" + resource + "\",\"owner\":\""
+                + owner + "\",\"ttl_seconds\":30}";
+    }
+
+    private static String reply(Outbound out) {
+        return new String(((Outbound.ReplyRecord) out).value(), StandardCharsets.UTF_8);
+    }
+
+    private static PartitionState fresh() {
+        return PartitionState.empty(PartitionPosition.START);
+    }
+
+    @Test
+    void aNewLeasesTokenIsItsRecordsOffsetPlusOneAboveTheBase() {
+        PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 100, Optional.empty()));
+        String granted = reply(machine.step(record(5, T0, acquire("a", "job", "o1", 30)), state));
+        assertThat(granted).contains("\"fencing_token\":106");
+        assertThat(state.lease("job")).map(Lease::fencingToken).contains(106L);
+        assertThat(state.position().nextOffset()).isEqualTo(6);
+    }
+
+    @Test
+    void theSameOwnerReacquiringKeepsItsTokenAndATakeoverGetsAGreaterOne() {
+        PartitionState state = fresh();
+        machine.step(record(0, T0, acquire("a", "job", "o1", 5)), state);
+        assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("b", "job", "o1", 5)), state)))
+                .contains("\"fencing_token\":1");
+        assertThat(reply(machine.step(record(2, T0.plusSeconds(2), acquire("c", "job", "o2", 5)), state)))
+                .contains("\"outcome\":\"not_acquired\"").contains("\"retry_after_ms\":4000");
+        assertThat(reply(machine.step(record(3, T0.plusSeconds(7), acquire("d", "job", "o2", 5)), state)))
+                .contains("\"owner\":\"o2\"").contains("\"fencing_token\":4");
+    }
+
+    @Test
+    void applyingTheSameRecordsAgainGivesTheSameBytes() {
+        List<Inbound> records = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String resource = "r" + i % 7;
+            String json = i % 3 == 0 ? renew("q" + i, resource, "o" + i % 2) : acquire("q" + i, resource, "o" + i % 3, 1 + i % 4);
+            records.add(record(i, T0.plusMillis(137L * i), json));
+        }
+        List<String> first = replies(records, fresh());
+        List<String> second = replies(records, fresh());
+        assertThat(second).isEqualTo(first);
+        List<String> batched = machine.prepare(records).applyTo(fresh()).stream().map(PartitionMachineTest::reply).toList();
+        assertThat(batched).as("a batch decides exactly as one record at a time").isEqualTo(first);
+    }
+
+    private List<String> replies(List<Inbound> records, PartitionState state) {
+        return records.stream().map(r -> reply(machine.step(r, state))).toList();
+    }
+
+    @Test
+    void aRetryWithinTheRequestRetentionGetsItsStoredReplyAndAfterItIsAppliedAgain() {
+        PartitionState state = fresh();
+        String first = reply(machine.step(record(0, T0, acquire("same", "job", "o1", 1)), state));
+        Instant justInside = T0.plus(ONE_PARTITION.requestRetention()).minusMillis(1);
+        assertThat(reply(machine.step(record(1, justInside, acquire("same", "job", "o1", 1)), state))).isEqualTo(first);
+        Instant atTheEnd = T0.plus(ONE_PARTITION.requestRetention());
+        String again = reply(machine.step(record(2, atTheEnd, acquire("same", "job", "o1", 1)), state));
+        assertThat(again).isNotEqualTo(first).contains("\"fencing_token\":3");
+        assertThat(state.request("same")).map(RequestEntry::offset).contains(2L);
+    }
+
+    @Test
+    void aRequestIdReusedForAnotherCommandIsInvalidAndChangesNothing() {
+        PartitionState state = fresh();
+        machine.step(record(0, T0, acquire("id", "job", "o1", 30)), state);
+        String reused = reply(machine.step(record(1, T0.plusSeconds(1), acquire("id", "job", "o2", 30)), state));
+        assertThat(reused).contains("\"outcome\":\"invalid\"").contains("\"field\":\"request_id\"");
+        assertThat(state.lease("job")).map(Lease::owner).contains("o1");
+    }
+
+    @Test
+    void aRecordOnAnotherPartitionThanItsKeysIsInvalidNamesTheRightOneAndIsNotApplied() {
+        EngineSettings three = ONE_PARTITION.withPartitions(3);
+        PartitionMachine machine3 = new PartitionMachine(three);
+        byte[] key = "job-1".getBytes(StandardCharsets.UTF_8);
+        int right = Triage.partitionOf(key, 3);
+        int wrong = (right + 1) % 3;
+        PartitionState state = fresh();
+        Outbound out = machine3.step(record(wrong, 0, Optional.of(T0), acquire("w", "job-1", "o1", 30)), state);
+        assertThat(reply(out)).contains("\"outcome\":\"invalid\"").contains("\"field\":\"resource\"")
+                .contains("belongs on partition " + right).contains("partitioner=murmur2_random");
+        assertThat(state.lease("job-1")).isEmpty();
+        assertThat(state.request("w")).isEmpty();
+        assertThat(reply(machine3.step(record(right, 0, Optional.of(T0), acquire("r", "job-1", "o1", 30)), fresh())))
+                .contains("\"outcome\":\"acquired\"");
+    }
+
+    @Test
+    void aRecordWithoutLogAppendTimeIsDeadLetteredAndLeavesTheClockAlone() {
+        PartitionState state = PartitionState.empty(new PartitionPosition(0, T0, 0, Optional.empty()));
+        Outbound out = machine.step(record(0, 0, Optional.empty(), acquire("x", "job", "o1", 30)), state);
+        assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
+        assertThat(((Outbound.DeadLetter) out).reason()).contains("LogAppendTime");
+        assertThat(state.position().clock()).isEqualTo(T0);
+        assertThat(state.position().nextOffset()).isEqualTo(1);
+        assertThat(state.lease("job")).isEmpty();
+    }
+
+    @Test
+    void timeNeverRunsBackwardsOnAPartition() {
+        PartitionState state = fresh();
+        machine.step(record(0, T0, acquire("a", "job", "o1", 10)), state);
+        String earlier = reply(machine.step(record(1, T0.minusSeconds(60), acquire("b", "job", "o2", 10)), state));
+        assertThat(earlier).contains("\"retry_after_ms\":10000");
+        assertThat(state.position().clock()).isEqualTo(T0);
+    }
+
+    @Test
+    void aRefusedRouteIsDeadLetteredAndNotApplied() {
+        PartitionState state = fresh();
+        String json = acquire("x", "job", "o1", 30).replace("}", ",\"reply_to\":\"payments\"}");
+        Outbound out = machine.step(record(0, T0, json), state);
+        assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
+        assertThat(state.lease("job")).isEmpty();
+    }
+
+    @Test
+    void afterLostRecordsNoLeaseIsGrantedOrRenewedUntilTheLongestTtlHasPassed() {
+        Lease known = new Lease("job", "o1", 3, T0.minusSeconds(10), T0.plusSeconds(50));
+        PartitionPosition lost = new PartitionPosition(10, T0.minusSeconds(10), 0, Optional.empty()).afterLoss(40);
+        PartitionState state = new PartitionState(lost, Map.of("job", known), Map.of());
+        Duration maxTtl = ONE_PARTITION.limits().maxTtl();
+
+        String refused = reply(machine.step(record(40, T0, acquire("a", "other", "o2", 30)), state));
+        assertThat(refused).contains("\"outcome\":\"not_acquired\"").contains("\"retry_after_ms\":" + maxTtl.toMillis());
+        assertThat(reply(machine.step(record(41, T0.plusSeconds(1), renew("b", "job", "o1")), state)))
+                .as("the known lease may have been released and granted again in the lost records")
+                .contains("\"outcome\":\"not_found\"");
+        assertThat(state.position().quarantine()).map(q -> q.until().orElseThrow()).contains(T0.plus(maxTtl));
+
+        String granted = reply(machine.step(record(42, T0.plus(maxTtl), acquire("c", "other", "o2", 30)), state));
+        assertThat(granted).contains("\"outcome\":\"acquired\"").contains("\"fencing_token\":43");
+        assertThat(state.position().quarantine()).isEmpty();
+    }
+
+    @Test
+    void aRedeliveredRecordIsAnsweredAsItWasAndNotAppliedAgain() {
+        PartitionState state = fresh();
+        String first = reply(machine.step(record(0, T0, acquire("a", "job", "o1", 30)), state));
+        String retry = reply(machine.step(record(1, T0.plusSeconds(1), acquire("a", "job", "o1", 30)), state));
+        machine.step(record(2, T0.plusSeconds(2), acquire("b", "job", "o2", 30)), state);
+        PartitionPosition before = state.position();
+
+        assertThat(reply(machine.step(record(0, T0, acquire("a", "job", "o1", 30)), state))).isEqualTo(first);
+        assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("a", "job", "o1", 30)), state))).isEqualTo(retry);
+        Outbound gone = machine.step(record(1, T0, acquire("swept", "job", "o1", 30)), state);
+        assertThat(gone).isInstanceOf(Outbound.DeadLetter.class);
+        assertThat(((Outbound.DeadLetter) gone).reason()).isEqualTo(PartitionMachine.REPLY_GONE);
+        assertThat(state.position()).isEqualTo(before);
+    }
+
+    @Test
+    void aNewIncarnationCarriesLeasesOverAndItsTokensStartAboveTheOldOnes() {
+        PartitionState old = fresh();
+        for (int i = 0; i < 30; i++) {
+            machine.step(record(i, T0.plusMillis(i), acquire("q" + i, "r" + i, "o", 60)), old);
+        }
+        PartitionState next = new PartitionState(old.position().nextIncarnation(),
+                Map.of("r0", old.lease("r0").orElseThrow()), Map.of());
+        assertThat(reply(machine.step(record(0, T0.plusSeconds(1), acquire("n0", "r0", "thief", 60)), next)))
+                .as("still held").contains("\"outcome\":\"not_acquired\"");
+        assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("n1", "fresh", "o", 60)), next)))
+                .as("above token 30, the old incarnation's last").contains("\"fencing_token\":32");
+    }
+}
