@@ -89,6 +89,10 @@ final class Assignments {
             LOG.warn("checking the command topic's identity failed (will check again): {}", e.getMessage());
             return false;
         }
+        return adopt(seen);
+    }
+
+    private boolean adopt(TopicIdentity seen) {
         if (seen.equals(identity)) {
             return false;
         }
@@ -107,12 +111,17 @@ final class Assignments {
             return;
         }
         try {
+            // Asked afresh: positioning against a stale ID would take a re-created topic for a truncated one.
+            adopt(topicCheck.identity());
             Set<TopicPartition> notApplied = positioner.position(pending, identity);
             unpositioned.removeAll(pending);
             refused.addAll(notApplied);
             consumer.resume(pending.stream().filter(this::applicable).toList());
             backoff.reset();
-        } catch (StoreException | KafkaException e) {
+        } catch (StoreException | KafkaException | WorkerStartException e) {
+            if (e instanceof WorkerStartException refusal && refusal.kind() == WorkerStartException.Kind.SETTINGS_DIFFER) {
+                throw refusal;
+            }
             Duration delay = backoff.next();
             nextAttempt = clock.instant().plus(delay);
             LOG.warn("positioning partitions {} failed, will retry in {} ms: {}", pending, delay.toMillis(),

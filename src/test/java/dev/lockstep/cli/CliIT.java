@@ -127,4 +127,19 @@ class CliIT {
         assertThat(run.err()).contains("missing topics [nowhere.commands]")
                 .contains("create them with: lockstep topics apply");
     }
+
+    @Test
+    void theWorkerRefusesACommandTopicWithoutLogAppendTime() throws Exception {
+        String name = "createtime." + env.topics().commands();
+        Path dir = Files.createTempDirectory("topics");
+        Files.writeString(dir.resolve("c.properties"),
+                "name=" + name + "\npartitions=1\nreplication.factor=1\nconfig.message.timestamp.type=CreateTime\n");
+        assertThat(runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+                env.kafka().bootstrapServers()).exitCode()).isZero();
+        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--db-url", env.database().jdbcUrl(), "--command-topic", name,
+                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_LOG_APPEND_TIME);
+        assertThat(run.err()).contains("message.timestamp.type=CreateTime").contains("needs LogAppendTime");
+    }
 }
