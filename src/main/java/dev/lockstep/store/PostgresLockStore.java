@@ -15,6 +15,8 @@ import org.flywaydb.core.api.FlywayException;
  */
 public final class PostgresLockStore implements LockStore {
 
+    private static final int OPEN_ATTEMPTS = 5;
+
     private final HikariDataSource dataSource;
 
     private PostgresLockStore(HikariDataSource dataSource) {
@@ -39,6 +41,38 @@ public final class PostgresLockStore implements LockStore {
         // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:
         // an outage shows in the log within seconds instead of hiding in a pool queue.
         config.setConnectionTimeout(3_000);
+        // A connection dropped at start (a database restart, a terminated backend) must not keep a
+        // worker from starting: a few more tries, then a clear message.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return new PostgresLockStore(connectAndMigrate(config, settings));
+            } catch (StoreException e) {
+                if (attempt == OPEN_ATTEMPTS || !droppedConnection(e)) {
+                    throw e; // a wrong URL, a refused connection or bad credentials are said at once
+                }
+                try {
+                    Thread.sleep(500L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A connection the server ended (terminated, shutting down) or that broke: worth another try. */
+    private static boolean droppedConnection(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("57P") || sql.getSQLState().equals("08003")
+                            || sql.getSQLState().equals("08006"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static HikariDataSource connectAndMigrate(HikariConfig config, DatabaseSettings settings) {
         HikariDataSource dataSource;
         try {
             dataSource = new HikariDataSource(config);
@@ -48,11 +82,11 @@ public final class PostgresLockStore implements LockStore {
         }
         try {
             Flyway.configure().dataSource(dataSource).load().migrate();
+            return dataSource;
         } catch (FlywayException e) {
             dataSource.close();
             throw new StoreException("migrating the lockstep schema failed: " + rootMessage(e), e);
         }
-        return new PostgresLockStore(dataSource);
     }
 
     @Override

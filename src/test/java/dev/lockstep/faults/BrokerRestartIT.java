@@ -43,7 +43,7 @@ class BrokerRestartIT {
         RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(bootstrap, workerKafka))
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("broker-restart-" + name));
-        try (FaultRun run = FaultRun.start(KafkaSettings.of(bootstrap), topics, fault)) {
+        try (FaultRun run = FaultRun.start(env, KafkaSettings.of(bootstrap), topics, fault)) {
             run.load().awaitPublished(600);
             broker.close();
             run.faultInjected();

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -132,7 +131,7 @@ class DatabaseRestoreIT {
                 }
             }
         }
-        assertThat(epochReasons(topics)).anyMatch(r -> r.contains("are gone from the log"));
+        assertThat(Histories.epochReasons(env, topics)).anyMatch(r -> r.contains("are gone from the log"));
     }
 
     private static void deleteAllRecords(TopicNames topics) throws Exception {
@@ -144,18 +143,6 @@ class DatabaseRestoreIT {
                 all.put(new TopicPartition(topics.commands(), p), RecordsToDelete.beforeOffset(-1));
             }
             admin.deleteRecords(all).all().get();
-        }
-    }
-
-    private static List<String> epochReasons(TopicNames topics) throws Exception {
-        try (Connection c = env.jdbc(); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT reason FROM partition_epochs WHERE topic = '" + topics.commands()
-                        + "'")) { // a generated test topic name, never input
-            List<String> reasons = new ArrayList<>();
-            while (rs.next()) {
-                reasons.add(rs.getString(1));
-            }
-            return reasons;
         }
     }
 

@@ -6,6 +6,7 @@ import dev.lockstep.history.History;
 import dev.lockstep.history.HistoryChecker;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,7 +21,7 @@ import java.util.Set;
  * {@code target/reliability/results.md}, where {@code docs/reliability.md} takes them from.
  *
  * <pre>{@code
- * try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker SIGKILL")) {
+ * try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker SIGKILL")) {
  *     run.load().awaitPublished(500);
  *     worker.kill();
  *     run.faultInjected();
@@ -41,21 +42,24 @@ final class FaultRun implements AutoCloseable {
     private static final int RESOURCES = 6;
     private static final Duration CLIENT_PAUSE = Duration.ofMillis(12);
 
+    private final LockstepExtension env;
     private final KafkaSettings kafka;
     private final TopicNames topics;
     private final String fault;
     private final Workload load;
     private int faults;
 
-    private FaultRun(KafkaSettings kafka, TopicNames topics, String fault, long seed) {
+    private FaultRun(LockstepExtension env, KafkaSettings kafka, TopicNames topics, String fault, long seed) {
+        this.env = env;
         this.kafka = kafka;
         this.topics = topics;
         this.fault = fault;
         this.load = Workload.start(kafka, topics.commands(), seed, CLIENTS, RESOURCES, CLIENT_PAUSE);
     }
 
-    static FaultRun start(KafkaSettings kafka, TopicNames topics, String fault) {
-        return new FaultRun(kafka, topics, fault, SEED + fault.hashCode());
+    /** @param env whose database the workers use: the partitions' recorded starts come from there */
+    static FaultRun start(LockstepExtension env, KafkaSettings kafka, TopicNames topics, String fault) {
+        return new FaultRun(env, kafka, topics, fault, SEED + fault.hashCode());
     }
 
     Workload load() {
@@ -69,7 +73,8 @@ final class FaultRun implements AutoCloseable {
     /** Stops the load, waits for every reply, checks the history and fails on any violation. */
     HistoryChecker.Result check() {
         Set<String> sent = load.finish();
-        History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120));
+        History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120))
+                .startingAt(Histories.recordedStarts(env, topics));
         HistoryChecker.Result result = HistoryChecker.check(history);
         report(result);
         result.assertSafe();

@@ -1,6 +1,7 @@
 package dev.lockstep.faults;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.history.History;
 import dev.lockstep.history.LoggedRecord;
@@ -9,12 +10,17 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.worker.WorkerSettings;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -58,6 +64,45 @@ final class Histories {
             replies.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(r.value());
         }
         return new History(sent, log, replies, settings(kafka, topics));
+    }
+
+    /**
+     * Where each partition's first epoch started, as the database recorded it: in a database that
+     * held leases before (a soak's later rounds), new partitions' tokens start above them.
+     */
+    static Map<Integer, PartitionPosition> recordedStarts(LockstepExtension env, TopicNames topics) {
+        Map<Integer, PartitionPosition> starts = new HashMap<>();
+        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
+                "SELECT partition, start_offset, token_base FROM partition_epochs WHERE topic = ? "
+                        + "ORDER BY recorded_at DESC")) {
+            select.setString(1, topics.commands());
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    starts.put(rs.getInt(1), new PartitionPosition(rs.getLong(2), Instant.EPOCH, rs.getLong(3),
+                            Optional.empty()));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the recorded epochs failed", e);
+        }
+        return starts;
+    }
+
+    /** Why each epoch of the topic's partitions began, as the database recorded it. */
+    static List<String> epochReasons(LockstepExtension env, TopicNames topics) {
+        List<String> reasons = new ArrayList<>();
+        try (Connection c = env.jdbc();
+                PreparedStatement select = c.prepareStatement("SELECT reason FROM partition_epochs WHERE topic = ?")) {
+            select.setString(1, topics.commands());
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    reasons.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the recorded epochs failed", e);
+        }
+        return reasons;
     }
 
     /** The settings the suite's workers decide under: the defaults, for the suite's topics. */

@@ -21,7 +21,7 @@ class LaggingWorkerIT {
     @Test
     void aLaggingWorkerWithAnAggressiveSweeperAnswersAsTheLogSays() throws Exception {
         Retention aggressive = new Retention(EngineSettings.MIN_REQUEST_RETENTION, Duration.ofMillis(100), 1);
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker lagging far behind, sweeper every 100 ms")) {
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker lagging far behind, sweeper every 100 ms")) {
             run.load().awaitPublished(800);
             // The workload's leases last one to three seconds: all of them ended by the wall clock by now.
             Thread.sleep(4_000);

@@ -18,7 +18,7 @@ class PostgresRestartIT {
 
     @Test
     void aRestartedServerIsWaitedFor() throws Exception {
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "PostgreSQL restarted")) {
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "PostgreSQL restarted")) {
             env.startWorker(env.workerSettings().withGroupId("db-restart"));
             run.load().awaitPublished(600);
             restartPostgres();

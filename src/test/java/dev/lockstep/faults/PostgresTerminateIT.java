@@ -18,7 +18,7 @@ class PostgresTerminateIT {
 
     @Test
     void terminatedConnectionsCostRetriesNotCorrectness() throws Exception {
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "PostgreSQL connections terminated (pg_terminate_backend) x5")) {
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "PostgreSQL connections terminated (pg_terminate_backend) x5")) {
             env.startWorker(env.workerSettings().withGroupId("db-terminate"));
             for (int round = 0; round < 5; round++) {
                 run.load().awaitPublished(250);

@@ -20,7 +20,7 @@ class RebalanceIT {
                         FaultTimeouts.GROUP))
                 .withTopics(env.topics(), new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("rebalance");
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "rebalances under load: a third worker joins, one leaves")) {
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "rebalances under load: a third worker joins, one leaves")) {
             RunningWorker first = env.startWorker(settings);
             env.startWorker(settings);
             run.load().awaitPublished(1_500);

@@ -42,7 +42,7 @@ class SoakIT {
     private static void soakRound(int round, TopicNames topics, Random random) throws Exception {
         String group = "soak-" + round;
         List<ChildWorker> workers = new ArrayList<>();
-        try (FaultRun run = FaultRun.start(env.kafka(), topics, "soak round " + round)) {
+        try (FaultRun run = FaultRun.start(env, env.kafka(), topics, "soak round " + round)) {
             workers.add(ChildWorker.start(env, topics, "soak-" + round + "-a", group, FaultTimeouts.GROUP));
             workers.add(ChildWorker.start(env, topics, "soak-" + round + "-b", group, FaultTimeouts.GROUP));
             Instant roundEnd = Instant.now().plus(ROUND);

@@ -15,11 +15,7 @@ import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.worker.WorkerSettings;
 import java.nio.file.Files;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -97,7 +93,7 @@ class TopicIncarnationIT {
                 assertCarriedOver(wire, tokens);
             }
         }
-        assertThat(epochReasons(topics)).anyMatch(r -> r.contains("re-created"));
+        assertThat(Histories.epochReasons(env, topics)).anyMatch(r -> r.contains("re-created"));
     }
 
     @Test
@@ -118,18 +114,7 @@ class TopicIncarnationIT {
             LockstepExtension.createTopics(kafka, topics);
             assertCarriedOver(wire, tokens);
         }
-        assertThat(epochReasons(topics)).anyMatch(r -> r.contains("re-created"));
+        assertThat(Histories.epochReasons(env, topics)).anyMatch(r -> r.contains("re-created"));
     }
 
-    private static List<String> epochReasons(TopicNames topics) throws Exception {
-        try (Connection c = env.jdbc(); Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery("SELECT reason FROM partition_epochs WHERE topic = '" + topics.commands()
-                        + "' ORDER BY start_offset")) { // a generated test topic name, never input
-            List<String> reasons = new ArrayList<>();
-            while (rs.next()) {
-                reasons.add(rs.getString(1));
-            }
-            return reasons;
-        }
-    }
 }

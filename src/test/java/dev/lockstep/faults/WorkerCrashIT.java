@@ -14,7 +14,7 @@ class WorkerCrashIT {
 
     @Test
     void aWorkerKilledMidBatchLosesNothingAndGrantsNothingTwice() throws Exception {
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker killed (SIGKILL) mid-batch, restarted");
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker killed (SIGKILL) mid-batch, restarted");
                 ChildWorker first = ChildWorker.start(env, "crash-1", GROUP, FaultTimeouts.GROUP)) {
             awaitAnswering(run);
             first.kill();

@@ -23,7 +23,7 @@ class ZombieWorkerIT {
 
     @Test
     void aFrozenWorkerThatComesBackCannotUndoItsSuccessor() throws Exception {
-        try (FaultRun run = FaultRun.start(env.kafka(), env.topics(), "worker frozen (SIGSTOP) past max.poll.interval.ms, thawed as a zombie");
+        try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker frozen (SIGSTOP) past max.poll.interval.ms, thawed as a zombie");
                 ChildWorker zombie = ChildWorker.start(env, "zombie", GROUP, FaultTimeouts.GROUP);
                 ChildWorker successor = ChildWorker.start(env, "successor", GROUP, FaultTimeouts.GROUP)) {
             for (int round = 0; round < 2; round++) {

@@ -57,7 +57,7 @@ public final class HistoryChecker {
     }
 
     static Result check(History history, Arbitration arbitration) {
-        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), arbitration);
+        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), history.starts(), arbitration);
         List<String> violations = new ArrayList<>();
         checkEveryRequestAnswered(history, model, violations);
         checkRepliesAgainstModel(history, model, violations);

@@ -164,7 +164,7 @@ class HistoryCheckerTest {
                     CommandEncoder.encode(command, Optional.empty())));
             sent.add(requestId);
         }
-        SequentialModel answered = SequentialModel.replay(log, SETTINGS, arbitration);
+        SequentialModel answered = SequentialModel.replay(log, SETTINGS, Map.of(), arbitration);
         Map<String, List<byte[]>> replies = new HashMap<>();
         for (String requestId : answered.answerableRequestIds()) {
             replies.put(requestId, answered.expectedReplies(requestId).stream()

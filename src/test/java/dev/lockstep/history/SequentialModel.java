@@ -41,13 +41,17 @@ final class SequentialModel {
     private final Map<String, Set<String>> expected = new HashMap<>();
     private final Map<String, LoggedRecord> firstRecord = new HashMap<>();
 
-    private SequentialModel(EngineSettings settings, Arbitration arbitration) {
+    private final Map<Integer, PartitionPosition> starts;
+
+    private SequentialModel(EngineSettings settings, Map<Integer, PartitionPosition> starts, Arbitration arbitration) {
         this.machine = new PartitionMachine(settings, arbitration);
+        this.starts = starts;
         this.decoder = new CommandDecoder(settings.limits());
     }
 
-    static SequentialModel replay(List<LoggedRecord> log, EngineSettings settings, Arbitration arbitration) {
-        SequentialModel model = new SequentialModel(settings, arbitration);
+    static SequentialModel replay(List<LoggedRecord> log, EngineSettings settings,
+            Map<Integer, PartitionPosition> starts, Arbitration arbitration) {
+        SequentialModel model = new SequentialModel(settings, starts, arbitration);
         log.stream()
                 .sorted(Comparator.comparingInt(LoggedRecord::partition).thenComparingLong(LoggedRecord::offset))
                 .forEach(model::step);
@@ -78,7 +82,7 @@ final class SequentialModel {
 
     private void step(LoggedRecord record) {
         PartitionState state = states.computeIfAbsent(record.partition(),
-                p -> PartitionState.empty(PartitionPosition.START));
+                p -> PartitionState.empty(starts.getOrDefault(p, PartitionPosition.START)));
         Inbound inbound = new Inbound("log", record.partition(), record.offset(), record.key(), record.value(),
                 new RecordHeaders(), Optional.of(record.logAppendTime()));
         Outbound out = machine.step(inbound, state);

@@ -69,6 +69,11 @@ class HostileInputIT {
                     assertThat(dead.value()).as(label + ": dead letter keeps the value byte for byte").isEqualTo(value);
                     String reason = header(dead, "lockstep-error");
                     assertThat(reason).as(label + ": reason").isNotBlank().contains(entry.path("reason").asText());
+                    if (entry.has("undelivered_reply")) {
+                        assertThat(Commands.parse(header(dead, "lockstep-reply").getBytes(StandardCharsets.UTF_8))
+                                .path("outcome").asText()).as(label + ": the undelivered reply")
+                                .isEqualTo(entry.path("undelivered_reply").asText());
+                    }
                 }
                 case "invalid" -> {
                     JsonNode reply = awaitReply(value, repliesPerRequest);
