@@ -153,7 +153,7 @@ public final class Benchmark {
     /** Empties the tables, and fills one live lease per resource when the scenario asks for it. */
     private void prepare(Scenario scenario) throws SQLException {
         try (Connection c = DriverManager.getConnection(databaseUrl); Statement st = c.createStatement()) {
-            st.execute("TRUNCATE distributed_locks, request_log, partition_progress");
+            st.execute("TRUNCATE distributed_locks, request_log, partition_progress, partition_epochs");
             if (scenario.prefill()) {
                 st.execute("INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at) "
                         + "SELECT 'res-' || g, 'owner-' || (g % " + CommandMix.OWNERS + "), 1, now(), "

@@ -2,6 +2,7 @@ package dev.lockstep.topics;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,7 +41,29 @@ public final class TopicApplier {
             reports.add(new TopicReport(spec.name(),
                     drift.isEmpty() ? TopicReport.Status.MATCHES : TopicReport.Status.DRIFT, drift));
         }
+        awaitListed(specs);
         return reports;
+    }
+
+    /**
+     * A created topic reaches every broker's metadata a moment later: wait until it is listed, so
+     * that a worker started right after (dev, the benchmark, the tests) finds its topics.
+     */
+    private void awaitListed(Collection<TopicSpec> specs) {
+        Set<String> wanted = new HashSet<>();
+        specs.forEach(spec -> wanted.add(spec.name()));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (!await(admin.listTopics().names()).containsAll(wanted)) {
+            if (System.nanoTime() > deadline) {
+                throw new KafkaException("created topics " + wanted + " are not listed after " + TIMEOUT_SECONDS + " s");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw failed("waiting for the created topics", e);
+            }
+        }
     }
 
     /** @return false when another process created the topic first */
