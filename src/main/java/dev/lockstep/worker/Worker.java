@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -106,9 +107,9 @@ public final class Worker implements AutoCloseable {
                 Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500), Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                // Every assigned partition is sought to the database's position; this only covers
-                // the moment before that.
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                // Never jump silently: a position the log no longer has (retention deleted records
+                // this worker has not applied) is positioned anew from the database, with a quarantine.
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
                 ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
@@ -189,7 +190,16 @@ public final class Worker implements AutoCloseable {
             assignments.assigned(all);
         }
         assignments.positionPending();
-        ConsumerRecords<byte[], byte[]> records = consumer.poll(pipeline.isBusy() ? BUSY_POLL_TIMEOUT : POLL_TIMEOUT);
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(pipeline.isBusy() ? BUSY_POLL_TIMEOUT : POLL_TIMEOUT);
+        } catch (InvalidOffsetException e) {
+            LOG.warn("partitions {} are at offsets the log no longer has ({}); positioning them from the database",
+                    e.partitions(), e.getMessage());
+            settle(pipeline.await(e.partitions()));
+            assignments.assigned(e.partitions());
+            return;
+        }
         for (TopicPartition tp : records.partitions()) {
             if (assignments.applicable(tp)) {
                 pipeline.submit(tp, records.records(tp));
@@ -292,6 +302,9 @@ public final class Worker implements AutoCloseable {
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             LOG.info("partitions assigned: {}", partitions);
             assignments.assigned(partitions);
+            // A placeholder position, so the consumer looks up no committed offset: the partition
+            // stays paused until it is sought to where the database says.
+            partitions.forEach(tp -> consumer.seek(tp, 0));
         }
 
         @Override
