@@ -68,6 +68,10 @@ public final class PostgresLockStore implements LockStore {
                             || sql.getSQLState().equals("08006"))) {
                 return true;
             }
+            // HikariCP reports a connection the server ended under it without an SQL state.
+            if (cause instanceof SQLException && "Connection is closed".equals(cause.getMessage())) {
+                return true;
+            }
         }
         return false;
     }
