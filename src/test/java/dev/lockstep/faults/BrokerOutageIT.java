@@ -1,21 +1,38 @@
 package dev.lockstep.faults;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.lockstep.engine.TopicAllowList;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.RunningWorker;
+import dev.lockstep.worker.WorkerSettings;
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /**
- * The broker down for longer than the worker's delivery timeout: acknowledgements fail, so the
- * batches that were applied (and, pipelined, the batches after them) are rewound and redone.
+ * The broker refuses the worker's replies for a while: the
+ * batches that were applied (and, pipelined, the batches after them) are rewound and redone, and
+ * the history shows every reply exactly as the log decides it.
+ *
+ * <p>The refusal is a reply topic whose {@code max.message.bytes} is smaller than any reply, held
+ * until the worker has logged a batch it redoes. Stopping the broker instead leaves it to timing
+ * whether any reply is in flight at that moment, and {@code min.insync.replicas} above the
+ * replication factor no longer refuses anything (the broker caps it at the replication factor).
  */
 class BrokerOutageIT {
 
@@ -24,19 +41,38 @@ class BrokerOutageIT {
 
     @Test
     void repliesThatWereNeverAcknowledgedAreSentAgain() throws Exception {
-        Map<String, String> impatient = new HashMap<>(FaultTimeouts.GROUP);
-        impatient.putAll(Map.of("request.timeout.ms", "1000", "delivery.timeout.ms", "2000"));
+        TopicNames topics = new TopicNames(env.topics().commands() + "-unacked", env.topics().replies() + "-unacked",
+                env.topics().deadLetters() + "-unacked");
+        LockstepExtension.createTopics(env.kafka(), topics);
         ListAppender<ILoggingEvent> pipelineLog = new ListAppender<>();
         Logger pipeline = (Logger) LoggerFactory.getLogger("dev.lockstep.worker.PartitionPipeline");
         pipelineLog.start();
         pipeline.addAppender(pipelineLog);
-        try {
-            BrokerRestartIT.restartUnderLoad(env, "broker down past the worker's delivery timeout (acks fail)", "long",
-                    Duration.ofSeconds(8), impatient);
+        try (RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(
+                        env.kafka().bootstrapServers(), FaultTimeouts.GROUP))
+                .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                .withGroupId("broker-outage"));
+                FaultRun run = FaultRun.start(env, env.kafka(), topics, "replies refused by the broker (acks fail)");
+                Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            run.load().awaitPublished(300);
+            replyLimit(admin, topics.replies(), AlterConfigOp.OpType.SET);
+            run.faultInjected();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> List.copyOf(pipelineLog.list).stream()
+                            .anyMatch(e -> e.getFormattedMessage().contains("did not acknowledge")));
+            replyLimit(admin, topics.replies(), AlterConfigOp.OpType.DELETE);
+            run.load().awaitPublished(1_500);
+            run.check();
         } finally {
             pipeline.detachAppender(pipelineLog);
         }
-        assertThat(pipelineLog.list).as("batches whose replies were not acknowledged, redone")
-                .anyMatch(e -> e.getFormattedMessage().contains("did not acknowledge"));
+    }
+
+    /** SET: no reply fits; DELETE: back to the broker's default. */
+    private static void replyLimit(Admin admin, String topic, AlterConfigOp.OpType op)
+            throws InterruptedException, ExecutionException {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        AlterConfigOp limit = new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "64"), op);
+        admin.incrementalAlterConfigs(Map.of(resource, List.of(limit))).all().get();
     }
 }
