@@ -9,8 +9,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +37,7 @@ final class Assignments {
     private final Set<TopicPartition> refused = new HashSet<>();
     private volatile TopicIdentity identity;
     private Instant nextIdentityCheck;
+    private Optional<KafkaFuture<TopicIdentity>> identityAsked = Optional.empty();
     private Instant nextAttempt = Instant.MIN;
     private final Backoff backoff = new Backoff();
 
@@ -71,25 +74,36 @@ final class Assignments {
     }
 
     /**
-     * Checks the topic's identity when due.
+     * Asks the cluster for the topic's identity when due, and takes the answer once it has come:
+     * the poll thread never waits for it (a describe under load takes long enough to show in the
+     * latency of every partition).
      *
      * @return true when it changed: the caller finishes every batch in flight, then calls
      *     {@link #assigned} with the whole assignment
      */
     boolean identityChanged() {
+        if (identityAsked.isPresent()) {
+            KafkaFuture<TopicIdentity> asked = identityAsked.get();
+            if (!asked.isDone()) {
+                return false;
+            }
+            identityAsked = Optional.empty();
+            try {
+                return adopt(asked.getNow(identity));
+            } catch (ExecutionException e) {
+                LOG.warn("checking the command topic's identity failed (will check again): {}", e.getCause().getMessage());
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
         Instant now = clock.instant();
-        if (now.isBefore(nextIdentityCheck)) {
-            return false;
+        if (!now.isBefore(nextIdentityCheck)) {
+            nextIdentityCheck = now.plus(IDENTITY_CHECK);
+            identityAsked = Optional.of(topicCheck.identityAsked());
         }
-        nextIdentityCheck = now.plus(IDENTITY_CHECK);
-        TopicIdentity seen;
-        try {
-            seen = topicCheck.identity();
-        } catch (WorkerStartException | KafkaException e) {
-            LOG.warn("checking the command topic's identity failed (will check again): {}", e.getMessage());
-            return false;
-        }
-        return adopt(seen);
+        return false;
     }
 
     private boolean adopt(TopicIdentity seen) {

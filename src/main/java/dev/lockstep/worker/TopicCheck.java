@@ -26,24 +26,40 @@ final class TopicCheck {
         this.topics = topics;
     }
 
-    /** Refuses to start without the protocol's topics, or with a command topic that does not stamp log-append time. */
+    /**
+     * Refuses to start without the protocol's topics, with a command topic that does not stamp
+     * log-append time, or with an events topic whose partitions are not the command topic's.
+     */
     TopicIdentity verify() {
         Set<String> existing = await(admin.listTopics().names(), "listing topics");
-        Set<String> missing = new TreeSet<>(List.of(topics.commands(), topics.replies(), topics.deadLetters()));
+        Set<String> missing = new TreeSet<>(topics.all());
         missing.removeAll(existing);
         if (!missing.isEmpty()) {
             throw new WorkerStartException("missing topics " + missing + "; create them with: lockstep topics apply");
         }
         requireLogAppendTime();
-        return identity();
+        TopicIdentity identity = identity();
+        int eventPartitions = await(admin.describeTopics(List.of(topics.events())).allTopicNames(),
+                "describing the events topic").get(topics.events()).partitions().size();
+        if (eventPartitions != identity.partitions()) {
+            throw new WorkerStartException("the events topic " + topics.events() + " has " + eventPartitions
+                    + " partitions but the command topic " + topics.commands() + " has " + identity.partitions()
+                    + "; each command's events go to the partition of the same number, so they must have as many");
+        }
+        return identity;
     }
 
     /** The command topic's ID and partition count, asked of the cluster now. */
     TopicIdentity identity() {
-        Map<String, TopicDescription> found =
-                await(admin.describeTopics(List.of(topics.commands())).allTopicNames(), "describing the command topic");
-        TopicDescription description = found.get(topics.commands());
-        return new TopicIdentity(description.topicId().toString(), description.partitions().size());
+        return await(identityAsked(), "describing the command topic");
+    }
+
+    /** As {@link #identity()}, without waiting: the poll thread must not block on the cluster. */
+    KafkaFuture<TopicIdentity> identityAsked() {
+        return admin.describeTopics(List.of(topics.commands())).allTopicNames().thenApply(found -> {
+            TopicDescription description = found.get(topics.commands());
+            return new TopicIdentity(description.topicId().toString(), description.partitions().size());
+        });
     }
 
     private void requireLogAppendTime() {
