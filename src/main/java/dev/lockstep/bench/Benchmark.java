@@ -121,7 +121,7 @@ public final class Benchmark {
         int run = RUNS.incrementAndGet();
         String suffix = "bench-" + ProcessHandle.current().pid() + "-" + run;
         TopicNames topics = new TopicNames("bench.commands." + suffix, "lock.replies." + suffix,
-                "bench.commands.dlq." + suffix);
+                "bench.commands.dlq." + suffix, "bench.events." + suffix);
         createTopics(topics, plan.partitions());
         WorkerSettings settings = WorkerSettings.defaults(kafka)
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))

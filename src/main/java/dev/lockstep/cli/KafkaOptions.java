@@ -26,11 +26,15 @@ final class KafkaOptions {
     @Option(names = "--dead-letter-topic", defaultValue = "lock.commands.dlq", description = "Default: ${DEFAULT-VALUE}.")
     String deadLetterTopic;
 
+    @Option(names = "--events-topic", defaultValue = "lock.events",
+            description = "Lease events; as many partitions as the command topic. Default: ${DEFAULT-VALUE}.")
+    String eventsTopic;
+
     KafkaSettings settings() {
         return new KafkaSettings(bootstrapServers, kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
     }
 
     TopicNames topics() {
-        return new TopicNames(commandTopic, replyTopic, deadLetterTopic);
+        return new TopicNames(commandTopic, replyTopic, deadLetterTopic, eventsTopic);
     }
 }

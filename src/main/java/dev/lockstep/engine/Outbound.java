@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /** A record the worker publishes as the result of one command record. */
@@ -17,6 +18,17 @@ public sealed interface Outbound {
         /** The reply could not be delivered where it was routed: it goes to the dead letters instead. */
         public DeadLetter undeliverable(String reason) {
             return new DeadLetter(source, reason, Optional.of(value));
+        }
+    }
+
+    /**
+     * A lease change the record made or showed, for the events topic: published to the command's
+     * partition number, keyed by resource.
+     */
+    record Event(Inbound source, EventEntry entry) implements Outbound {
+
+        public byte[] value() {
+            return entry.value().getBytes(StandardCharsets.UTF_8);
         }
     }
 

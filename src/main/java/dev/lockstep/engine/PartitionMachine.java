@@ -3,8 +3,10 @@ package dev.lockstep.engine;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandClock;
 import dev.lockstep.core.Decision;
+import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.Fingerprint;
+import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyEncoder;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +30,7 @@ import java.util.Set;
  * PartitionMachine machine = new PartitionMachine(settings);
  * PartitionState state = PartitionState.empty(PartitionPosition.START);
  * for (Inbound record : records) {            // one partition, in offset order
- *     Outbound out = machine.step(record, state);
+ *     Step step = machine.step(record, state);   // its lease events, then its reply or dead letter
  * }
  * }</pre>
  *
@@ -38,6 +40,10 @@ import java.util.Set;
  * {@code invalid}; a request ID applied within the request retention (log time) gets its stored
  * reply, or {@code invalid} when the command differs; otherwise the arbiter decides, with "now"
  * the record's log-append time and a new lease's token taken from the record's offset.
+ *
+ * <p>Lease events: a record with a log-append time first shows the expiry of every lease that
+ * ended up to its time (in the order they ended); then a command that changed a lease says how.
+ * A record applied before publishes the events it made then.
  */
 public final class PartitionMachine {
 
@@ -62,7 +68,7 @@ public final class PartitionMachine {
     }
 
     /** Applies one record (the next of its partition, or one applied before) to {@code state}. */
-    public Outbound step(Inbound record, PartitionState state) {
+    public Step step(Inbound record, PartitionState state) {
         return step(record, triage.triage(record), state);
     }
 
@@ -107,20 +113,31 @@ public final class PartitionMachine {
             return resources;
         }
 
-        /** Applies the records in order; one output per record. */
+        /**
+         * The latest log time of the records at or after {@code offset}: the leases that end up to
+         * it (and after the partition's clock) must be loaded, their expiry is shown by this batch.
+         */
+        public Optional<Instant> latestTimeFrom(long offset) {
+            return records.stream().filter(r -> r.offset() >= offset).flatMap(r -> r.logAppendTime().stream())
+                    .max(Instant::compareTo);
+        }
+
+        /** Applies the records in order; for each, its events, then its answer. */
         public List<Outbound> applyTo(PartitionState state) {
             List<Outbound> out = new ArrayList<>(records.size());
             for (int i = 0; i < records.size(); i++) {
-                out.add(step(records.get(i), triaged.get(i), state));
+                out.addAll(step(records.get(i), triaged.get(i), state).all());
             }
             return out;
         }
     }
 
-    private Outbound step(Inbound record, Triaged triaged, PartitionState state) {
+    private Step step(Inbound record, Triaged triaged, PartitionState state) {
         PartitionPosition position = state.position();
         if (record.offset() < position.nextOffset()) {
-            return answerAgain(record, triaged, state);
+            List<Outbound.Event> again = state.eventsAt(record.offset()).stream()
+                    .map(entry -> new Outbound.Event(record, entry)).toList();
+            return new Step(again, answerAgain(record, triaged, state));
         }
         Instant now = record.logAppendTime().map(t -> new CommandClock(position.clock()).next(t))
                 .orElse(position.clock());
@@ -128,16 +145,22 @@ public final class PartitionMachine {
         Optional<Quarantine> quarantine = record.logAppendTime().isPresent()
                 ? position.quarantine().flatMap(q -> quarantineAt(q, now))
                 : position.quarantine();
+        EventWriter events = new EventWriter(record, triaged instanceof Triaged.Answered answered
+                ? Optional.of(answered.requestId()) : Optional.empty(), state);
+        if (record.logAppendTime().isPresent()) {
+            state.expireUntil(now).forEach(ended ->
+                    events.write(LeaseEvent.Kind.EXPIRED, ended, ended.expiresAt(), Optional.empty()));
+        }
         Outbound out;
         if (triaged instanceof Triaged.DeadLetter dead) {
             out = new Outbound.DeadLetter(record, dead.reason());
         } else if (triaged instanceof Triaged.Reject reject) {
             out = reject.reply(record, ReplyEncoder.encode(reject.rejection()));
         } else {
-            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state);
+            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state, events);
         }
         state.position(position.advancedTo(record.offset() + 1, now, quarantine));
-        return out;
+        return new Step(events.written(), out);
     }
 
     /**
@@ -155,7 +178,7 @@ public final class PartitionMachine {
     }
 
     private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
-            PartitionState state) {
+            PartitionState state, EventWriter events) {
         Command command = apply.command();
         String fingerprint = Fingerprint.of(command);
         Optional<RequestEntry> prior = state.request(command.requestId()).filter(e -> e.rememberedAt(now, settings));
@@ -169,15 +192,41 @@ public final class PartitionMachine {
         } else if (until.isPresent() && command instanceof Command.Renew) {
             verdict = new Verdict.NotFound();
         } else {
-            Decision decision = rules.decide(command, state.lease(command.resource()), now,
-                    state.position().tokenAt(record.offset()));
-            decision.write().ifPresent(state::put);
+            Optional<Lease> latest = state.lease(command.resource());
+            Decision decision = rules.decide(command, latest, now, state.position().tokenAt(record.offset()));
             verdict = decision.verdict();
+            decision.write().ifPresent(written -> record(written, verdict, latest, now, state, events));
         }
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
         state.put(new RequestEntry(command.requestId(), fingerprint, new String(reply, StandardCharsets.UTF_8),
                 record.offset(), now));
         return apply.reply(record, reply);
+    }
+
+    /**
+     * Stores what the arbiter wrote and says what happened. A released lease is forgotten: tokens
+     * come from positions, so nothing later depends on it. An expired one is kept for the request
+     * retention, so that a grant to another owner within it is told apart as a takeover (the sweeper
+     * removes it only after that, so whether it ran never changes an event).
+     */
+    private void record(Lease written, Verdict verdict, Optional<Lease> latest, Instant now, PartitionState state,
+            EventWriter events) {
+        if (verdict instanceof Verdict.Released) {
+            state.remove(written.resource());
+            events.write(LeaseEvent.Kind.RELEASED, written, now, Optional.empty());
+            return;
+        }
+        state.put(written);
+        LeaseEvent.Kind kind;
+        if (latest.isPresent() && latest.get().fencingToken() == written.fencingToken()) {
+            kind = LeaseEvent.Kind.EXTENDED;
+        } else if (latest.isPresent() && !latest.get().isOwnedBy(written.owner())
+                && now.isBefore(latest.get().expiresAt().plus(settings.requestRetention()))) {
+            kind = LeaseEvent.Kind.TAKEN_OVER;
+        } else {
+            kind = LeaseEvent.Kind.GRANTED;
+        }
+        events.write(kind, written, now, Optional.of(written.expiresAt()));
     }
 
     /**

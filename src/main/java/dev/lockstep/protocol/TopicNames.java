@@ -1,25 +1,39 @@
 package dev.lockstep.protocol;
 
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
- * The three topics of the protocol.
+ * The four topics of the protocol.
  *
  * @param commands where commands are published, keyed by resource
  * @param replies the default reply topic
  * @param deadLetters where records that cannot be answered go
+ * @param events where lease events go: as many partitions as {@code commands}, the same partition as their command
  */
-public record TopicNames(String commands, String replies, String deadLetters) {
+public record TopicNames(String commands, String replies, String deadLetters, String events) {
 
-    public static final TopicNames DEFAULT = new TopicNames("lock.commands", "lock.replies", "lock.commands.dlq");
+    public static final TopicNames DEFAULT =
+            new TopicNames("lock.commands", "lock.replies", "lock.commands.dlq", "lock.events");
 
     public TopicNames {
         Objects.requireNonNull(commands, "commands");
         Objects.requireNonNull(replies, "replies");
         Objects.requireNonNull(deadLetters, "deadLetters");
-        if (commands.equals(replies) || commands.equals(deadLetters) || replies.equals(deadLetters)) {
-            throw new IllegalArgumentException("the command, reply and dead-letter topics must differ: " + commands
-                    + ", " + replies + ", " + deadLetters);
+        Objects.requireNonNull(events, "events");
+        if (Set.of(commands, replies, deadLetters, events).size() != 4) {
+            throw new IllegalArgumentException("the command, reply, dead-letter and event topics must differ: "
+                    + commands + ", " + replies + ", " + deadLetters + ", " + events);
         }
+    }
+
+    /** Every topic's name with {@code suffix} appended: fresh topics for a test or a benchmark. */
+    public TopicNames suffixed(String suffix) {
+        return new TopicNames(commands + suffix, replies + suffix, deadLetters + suffix, events + suffix);
+    }
+
+    public List<String> all() {
+        return List.of(commands, replies, deadLetters, events);
     }
 }

@@ -1,10 +1,13 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.EventEntry;
+import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -20,18 +23,25 @@ public interface PartitionTransaction {
     /** The entries of those request IDs that were applied on this partition and not swept yet. */
     Map<String, RequestEntry> requests(Collection<String> requestIds);
 
-    /** The latest lease of each resource that has one, locked for update until the transaction ends. */
-    Map<String, Lease> leasesForUpdate(Collection<String> resources);
+    /**
+     * The latest lease of each of {@code resources} that has one, and every lease of the partition
+     * that ends after {@code endingAfter} and no later than {@code endingBy}; locked for update
+     * until the transaction ends.
+     */
+    Map<String, Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
+
+    /** The events stored for the records from {@code fromOffset} (inclusive) to {@code toOffset} (exclusive). */
+    List<EventEntry> events(long fromOffset, long toOffset);
 
     /** The largest fencing token of any lease row: a partition the database never saw starts above it. */
     long largestToken();
 
     /**
-     * Writes the batch's changed leases, its request entries (replacing older ones) and the new
-     * position, with the offset below which the worker knows every reply was acknowledged.
+     * Writes what the batch changed (leases written and removed, request entries replacing older
+     * ones, new events) and the new position, with the offset below which the worker knows every
+     * publication was acknowledged.
      */
-    void save(Collection<Lease> leases, Collection<RequestEntry> requests, PartitionPosition position,
-            long acknowledged);
+    void save(PartitionState state, long acknowledged);
 
     /** The offset below which every reply was acknowledged, as last saved. */
     long acknowledgedOffset();

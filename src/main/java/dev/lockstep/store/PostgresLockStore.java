@@ -109,15 +109,22 @@ public final class PostgresLockStore implements LockStore {
         }
     }
 
-    // Log time only: a lease that ended before its partition's clock, and a request entry older than
-    // its partition's clock minus its retention, cannot change any later record's reply. SKIP
+    // Log time only: a lease that ended longer than its partition's request retention before the
+    // partition's clock, and a request entry older than that, cannot change any later record's
+    // reply or event; an event below the acknowledged offset is never published again. SKIP
     // LOCKED: a row a batch is deciding on right now is left for the next sweep, so the sweeper
     // never waits for, or blocks, the hot path.
     private static final String SWEEP_LEASES =
             "DELETE FROM distributed_locks d USING (SELECT l.resource FROM distributed_locks l "
                     + "JOIN partition_progress p ON p.topic = l.topic AND p.partition = l.partition "
-                    + "WHERE l.expires_at <= p.last_now LIMIT ? FOR UPDATE OF l SKIP LOCKED) doomed "
-                    + "WHERE d.resource = doomed.resource";
+                    + "WHERE l.expires_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
+                    + "LIMIT ? FOR UPDATE OF l SKIP LOCKED) doomed WHERE d.resource = doomed.resource";
+    private static final String SWEEP_EVENTS =
+            "DELETE FROM lease_events e USING (SELECT v.topic, v.partition, v.record_offset, v.event_index "
+                    + "FROM lease_events v JOIN partition_progress p ON p.topic = v.topic AND p.partition = v.partition "
+                    + "WHERE v.record_offset < p.acked_offset LIMIT ? FOR UPDATE OF v SKIP LOCKED) doomed "
+                    + "WHERE e.topic = doomed.topic AND e.partition = doomed.partition "
+                    + "AND e.record_offset = doomed.record_offset AND e.event_index = doomed.event_index";
     private static final String SWEEP_REQUESTS =
             "DELETE FROM request_log r USING (SELECT q.topic, q.partition, q.request_id FROM request_log q "
                     + "JOIN partition_progress p ON p.topic = q.topic AND p.partition = q.partition "
@@ -129,19 +136,22 @@ public final class PostgresLockStore implements LockStore {
     public SweepResult sweep(int limit) {
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement leases = connection.prepareStatement(SWEEP_LEASES);
-                    PreparedStatement requests = connection.prepareStatement(SWEEP_REQUESTS)) {
+                    PreparedStatement requests = connection.prepareStatement(SWEEP_REQUESTS);
+                    PreparedStatement events = connection.prepareStatement(SWEEP_EVENTS)) {
                 leases.setInt(1, limit);
                 int removedLeases = leases.executeUpdate();
                 requests.setInt(1, limit);
                 int removedRequests = requests.executeUpdate();
+                events.setInt(1, limit);
+                int removedEvents = events.executeUpdate();
                 connection.commit();
-                return new SweepResult(removedLeases, removedRequests);
+                return new SweepResult(removedLeases, removedRequests, removedEvents);
             } catch (SQLException e) {
                 rollbackQuietly(connection, e);
                 throw e;
             }
         } catch (SQLException e) {
-            throw new StoreException("sweeping ended leases and old request entries failed: " + e.getMessage(), e);
+            throw new StoreException("sweeping ended leases, old request entries and published events failed: " + e.getMessage(), e);
         }
     }
 

@@ -1,12 +1,15 @@
 package dev.lockstep.store;
 
+import static dev.lockstep.store.SqlArrays.EPOCH_MS;
+
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,13 +25,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One batch's statements. Every value is a bound parameter; arrays carry whole batches so the
- * number of statements does not grow with the batch. Times travel as epoch milliseconds and are
- * turned into {@code timestamptz} by PostgreSQL, exactly.
+ * One batch's statements. Every value is a bound parameter; arrays carry whole batches
+ * ({@link SqlArrays}) so the number of statements does not grow with the batch.
  */
 final class PostgresPartitionTransaction implements PartitionTransaction {
-
-    private static final String EPOCH_MS = "(timestamptz 'epoch' + %s * interval '1 millisecond')";
 
     private static final String SELECT_PARTITION =
             "SELECT topic_id, next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
@@ -64,33 +64,25 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS u(id, fp, body, off, at) "
                     + "ON CONFLICT (topic, partition, request_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
                     + "reply = EXCLUDED.reply, record_offset = EXCLUDED.record_offset, applied_at = EXCLUDED.applied_at";
-    private static final String SELECT_LEASES =
-            "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
-                    + "WHERE resource = ANY(?) ORDER BY resource FOR UPDATE";
-    // Only rows this transaction read and locked are updated, and only if their token is the one
-    // it read: a lease can never be overwritten by a decision made without seeing it.
-    private static final String UPDATE_LEASES =
-            "UPDATE distributed_locks d SET owner = u.owner, fencing_token = u.token, acquired_at = "
-                    + EPOCH_MS.formatted("u.acq") + ", expires_at = " + EPOCH_MS.formatted("u.exp")
-                    + ", topic = ?, partition = ?, updated_at = now() FROM unnest(?::text[], ?::text[], ?::bigint[], "
-                    + "?::bigint[], ?::bigint[], ?::bigint[]) AS u(resource, owner, token, acq, exp, seen) "
-                    + "WHERE d.resource = u.resource AND d.fencing_token = u.seen AND u.token >= u.seen";
-    // A resource nobody held yet: if another transaction inserted it meanwhile, UNIQUE(resource)
-    // turns this into fewer rows than expected, and the batch is retried against the new row.
-    private static final String INSERT_LEASES =
-            "INSERT INTO distributed_locks (topic, partition, resource, owner, fencing_token, acquired_at, expires_at) "
-                    + "SELECT ?, ?, resource, owner, token, " + EPOCH_MS.formatted("acq") + ", "
-                    + EPOCH_MS.formatted("exp") + " FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], "
-                    + "?::bigint[]) AS u(resource, owner, token, acq, exp) ON CONFLICT (resource) DO NOTHING";
+    private static final String SELECT_EVENTS =
+            "SELECT record_offset, event_index, resource, event FROM lease_events "
+                    + "WHERE topic = ? AND partition = ? AND record_offset >= ? AND record_offset < ?";
+    private static final String INSERT_EVENTS =
+            "INSERT INTO lease_events (topic, partition, record_offset, event_index, resource, event) "
+                    + "SELECT ?, ?, off, idx, res, body FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::text[]) "
+                    + "AS u(off, idx, res, body)";
+    // A new epoch's offsets start again; the old incarnation's events cannot be fetched again.
+    private static final String DELETE_EVENTS = "DELETE FROM lease_events WHERE topic = ? AND partition = ?";
     private static final String SELECT_LARGEST_TOKEN = "SELECT COALESCE(MAX(fencing_token), 0) FROM distributed_locks";
 
     private final Connection connection;
     private final PartitionId partition;
-    private final Map<String, Long> seenTokens = new HashMap<>();
+    private final LeaseRows leases;
 
     PostgresPartitionTransaction(Connection connection, PartitionId partition) {
         this.connection = connection;
         this.partition = partition;
+        this.leases = new LeaseRows(connection, partition);
     }
 
     @Override
@@ -106,7 +98,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                 Optional<Quarantine> quarantine = rs.wasNull() ? Optional.empty()
                         : Optional.of(new Quarantine(from, rs.getLong(6), Optional.ofNullable(
                                 rs.getObject(7, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
-                PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4),
+                PartitionPosition position = new PartitionPosition(rs.getLong(2), SqlArrays.instant(rs, 3), rs.getLong(4),
                         quarantine);
                 return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
                         Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
@@ -125,11 +117,11 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         try (PreparedStatement select = connection.prepareStatement(SELECT_REQUESTS)) {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
-            select.setArray(3, textArray(requestIds));
+            select.setArray(3, SqlArrays.text(connection, requestIds));
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     RequestEntry entry = new RequestEntry(rs.getString(1), rs.getString(2), rs.getString(3),
-                            rs.getLong(4), instant(rs, 5));
+                            rs.getLong(4), SqlArrays.instant(rs, 5));
                     entries.put(entry.requestId(), entry);
                 }
             }
@@ -140,23 +132,30 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public Map<String, Lease> leasesForUpdate(Collection<String> resources) {
-        Map<String, Lease> leases = new HashMap<>();
-        if (resources.isEmpty()) {
-            return leases;
-        }
-        try (PreparedStatement select = connection.prepareStatement(SELECT_LEASES)) {
-            select.setArray(1, textArray(resources));
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    Lease lease = new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), instant(rs, 4), instant(rs, 5));
-                    leases.put(lease.resource(), lease);
-                    seenTokens.put(lease.resource(), lease.fencingToken());
-                }
-            }
-            return leases;
+    public Map<String, Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy) {
+        try {
+            return leases.forUpdate(resources, endingAfter, endingBy);
         } catch (SQLException e) {
             throw fail("reading leases", e);
+        }
+    }
+
+    @Override
+    public List<EventEntry> events(long fromOffset, long toOffset) {
+        List<EventEntry> events = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(SELECT_EVENTS)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setLong(3, fromOffset);
+            select.setLong(4, toOffset);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getString(4)));
+                }
+            }
+            return events;
+        } catch (SQLException e) {
+            throw fail("reading lease events", e);
         }
     }
 
@@ -171,15 +170,12 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public void save(Collection<Lease> leases, Collection<RequestEntry> requests, PartitionPosition position,
-            long acknowledged) {
+    public void save(PartitionState state, long acknowledged) {
         try {
-            List<Lease> updates = new ArrayList<>();
-            List<Lease> inserts = new ArrayList<>();
-            leases.forEach(lease -> (seenTokens.containsKey(lease.resource()) ? updates : inserts).add(lease));
-            writeLeases(UPDATE_LEASES, updates, true);
-            writeLeases(INSERT_LEASES, inserts, false);
-            upsertRequests(requests);
+            leases.write(state.changedLeases(), state.removedLeases());
+            upsertRequests(state.changedRequests());
+            insertEvents(state.newEvents());
+            PartitionPosition position = state.position();
             try (PreparedStatement update = connection.prepareStatement(UPDATE_POSITION)) {
                 update.setLong(1, position.nextOffset());
                 update.setLong(2, position.clock().toEpochMilli());
@@ -216,7 +212,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         EngineSettings settings = started.settings()
                 .orElseThrow(() -> new IllegalArgumentException("an epoch needs settings"));
         try (PreparedStatement upsert = connection.prepareStatement(UPSERT_PARTITION);
-                PreparedStatement epoch = connection.prepareStatement(INSERT_EPOCH)) {
+                PreparedStatement epoch = connection.prepareStatement(INSERT_EPOCH);
+                PreparedStatement events = connection.prepareStatement(DELETE_EVENTS)) {
             upsert.setString(1, partition.topic());
             upsert.setInt(2, partition.partition());
             upsert.setString(3, topicId);
@@ -236,6 +233,9 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             epoch.setString(6, settings.canonical());
             epoch.setString(7, reason);
             epoch.executeUpdate();
+            events.setString(1, partition.topic());
+            events.setInt(2, partition.partition());
+            events.executeUpdate();
         } catch (SQLException e) {
             throw fail("recording a new epoch", e);
         }
@@ -258,29 +258,6 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         }
     }
 
-    private void writeLeases(String sql, List<Lease> leases, boolean withSeenToken) throws SQLException {
-        if (leases.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement write = connection.prepareStatement(sql)) {
-            write.setString(1, partition.topic());
-            write.setInt(2, partition.partition());
-            write.setArray(3, textArray(leases.stream().map(Lease::resource).toList()));
-            write.setArray(4, textArray(leases.stream().map(Lease::owner).toList()));
-            write.setArray(5, longArray(leases.stream().map(Lease::fencingToken).toList()));
-            write.setArray(6, longArray(leases.stream().map(l -> l.acquiredAt().toEpochMilli()).toList()));
-            write.setArray(7, longArray(leases.stream().map(l -> l.expiresAt().toEpochMilli()).toList()));
-            if (withSeenToken) {
-                write.setArray(8, longArray(leases.stream().map(l -> seenTokens.get(l.resource())).toList()));
-            }
-            int written = write.executeUpdate();
-            if (written != leases.size()) {
-                throw new SQLException("expected to write " + leases.size() + " leases on " + partition + " but wrote "
-                        + written + ": another transaction changed them concurrently", "40001");
-            }
-        }
-    }
-
     private void upsertRequests(Collection<RequestEntry> requests) throws SQLException {
         if (requests.isEmpty()) {
             return;
@@ -288,26 +265,30 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         try (PreparedStatement insert = connection.prepareStatement(UPSERT_REQUESTS)) {
             insert.setString(1, partition.topic());
             insert.setInt(2, partition.partition());
-            insert.setArray(3, textArray(requests.stream().map(RequestEntry::requestId).toList()));
-            insert.setArray(4, textArray(requests.stream().map(RequestEntry::fingerprint).toList()));
-            insert.setArray(5, textArray(requests.stream().map(RequestEntry::reply).toList()));
-            insert.setArray(6, longArray(requests.stream().map(RequestEntry::offset).toList()));
-            insert.setArray(7, longArray(requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
+            insert.setArray(3, SqlArrays.text(connection, requests.stream().map(RequestEntry::requestId).toList()));
+            insert.setArray(4, SqlArrays.text(connection, requests.stream().map(RequestEntry::fingerprint).toList()));
+            insert.setArray(5, SqlArrays.text(connection, requests.stream().map(RequestEntry::reply).toList()));
+            insert.setArray(6, SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
+            insert.setArray(7, SqlArrays.bigint(connection, requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
             insert.executeUpdate();
         }
     }
 
-    private Array textArray(Collection<String> values) throws SQLException {
-        return connection.createArrayOf("text", values.toArray(String[]::new));
+    private void insertEvents(List<EventEntry> events) throws SQLException {
+        if (events.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement insert = connection.prepareStatement(INSERT_EVENTS)) {
+            insert.setString(1, partition.topic());
+            insert.setInt(2, partition.partition());
+            insert.setArray(3, SqlArrays.bigint(connection, events.stream().map(EventEntry::offset).toList()));
+            insert.setArray(4, SqlArrays.integer(connection, events.stream().map(EventEntry::index).toList()));
+            insert.setArray(5, SqlArrays.text(connection, events.stream().map(EventEntry::resource).toList()));
+            insert.setArray(6, SqlArrays.text(connection, events.stream().map(EventEntry::value).toList()));
+            insert.executeUpdate();
+        }
     }
 
-    private Array longArray(Collection<Long> values) throws SQLException {
-        return connection.createArrayOf("bigint", values.toArray(Long[]::new));
-    }
-
-    private static Instant instant(ResultSet rs, int column) throws SQLException {
-        return rs.getObject(column, OffsetDateTime.class).toInstant();
-    }
 
     private StoreException fail(String what, SQLException e) {
         return new StoreException(what + " on " + partition + " failed: " + e.getMessage(), e);

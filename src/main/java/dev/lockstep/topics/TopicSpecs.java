@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 public final class TopicSpecs {
 
     /** The definitions packaged into the jar from {@code topics/}, in the order they are applied. */
-    public static final List<String> BUILT_IN = List.of("lock.commands", "lock.replies", "lock.commands.dlq");
+    public static final List<String> BUILT_IN = List.of("lock.commands", "lock.replies", "lock.commands.dlq", "lock.events");
 
     private static final String PREFIX = "config.";
 
@@ -44,13 +44,13 @@ public final class TopicSpecs {
     }
 
     /**
-     * The built-in definitions under other names (commands, replies, dead letters), with another
+     * The built-in definitions under other names (commands, replies, dead letters, events), with another
      * partition count and replication factor: for benchmarks and tests that need fresh topics.
      */
     public static List<TopicSpec> renamed(TopicNames names, int partitions, short replication) {
         List<TopicSpec> builtIn = builtIn();
         return List.of(builtIn.get(0).withName(names.commands()), builtIn.get(1).withName(names.replies()),
-                        builtIn.get(2).withName(names.deadLetters())).stream()
+                        builtIn.get(2).withName(names.deadLetters()), builtIn.get(3).withName(names.events())).stream()
                 .map(s -> s.withReplicationFactor(replication).withPartitions(partitions))
                 .toList();
     }

@@ -10,6 +10,7 @@ import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -59,8 +60,12 @@ final class BatchProcessor implements RecordProcessor {
         check(partition, stored);
         PartitionPosition loaded = stored.position();
         PartitionMachine.Batch batch = machine.prepare(records);
-        PartitionState state = new PartitionState(loaded, tx.leasesForUpdate(batch.resourcesFrom(loaded.nextOffset())),
-                tx.requests(batch.requestIds()));
+        long first = records.get(0).offset();
+        Instant endingBy = batch.latestTimeFrom(loaded.nextOffset()).orElse(loaded.clock());
+        PartitionState state = new PartitionState(loaded,
+                tx.leasesForUpdate(batch.resourcesFrom(loaded.nextOffset()), loaded.clock(), endingBy),
+                tx.requests(batch.requestIds()),
+                first < loaded.nextOffset() ? tx.events(first, loaded.nextOffset()) : List.of());
         List<Outbound> out = batch.applyTo(state);
         out.forEach(result -> {
             if (result instanceof Outbound.DeadLetter dead) {
@@ -68,8 +73,7 @@ final class BatchProcessor implements RecordProcessor {
             }
         });
         if (state.moved(loaded)) {
-            tx.save(state.changedLeases(), state.changedRequests(), state.position(),
-                    acknowledged.applyAsLong(partition));
+            tx.save(state, acknowledged.applyAsLong(partition));
         }
         return out;
     }

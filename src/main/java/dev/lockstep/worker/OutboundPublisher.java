@@ -2,6 +2,7 @@ package dev.lockstep.worker;
 
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.ReplyRouter;
+import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalInt;
@@ -14,7 +15,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
- * Publishes replies and dead letters and reports when the broker acknowledged every one of them:
+ * Publishes replies, lease events and dead letters and reports when the broker acknowledged every one of them:
  * the worker commits the command offsets after that, never before.
  */
 final class OutboundPublisher {
@@ -25,12 +26,12 @@ final class OutboundPublisher {
     static final String REPLY_HEADER = "lockstep-reply";
 
     private final Producer<byte[], byte[]> producer;
-    private final String deadLetterTopic;
+    private final TopicNames topics;
     private final TopicCatalog catalog;
 
-    OutboundPublisher(Producer<byte[], byte[]> producer, String deadLetterTopic, TopicCatalog catalog) {
+    OutboundPublisher(Producer<byte[], byte[]> producer, TopicNames topics, TopicCatalog catalog) {
         this.producer = producer;
-        this.deadLetterTopic = deadLetterTopic;
+        this.topics = topics;
         this.catalog = catalog;
     }
 
@@ -99,11 +100,17 @@ final class OutboundPublisher {
             return new ProducerRecord<>(reply.route().topic(), partition, null,
                     reply.requestId().getBytes(StandardCharsets.UTF_8), reply.value(), headers);
         }
+        if (out instanceof Outbound.Event event) {
+            // The command's partition number: one partition of the events follows one of the commands.
+            return new ProducerRecord<>(topics.events(), event.source().partition(), null,
+                    event.entry().resource().getBytes(StandardCharsets.UTF_8), event.value());
+        }
         Outbound.DeadLetter dead = (Outbound.DeadLetter) out;
         RecordHeaders headers = new RecordHeaders(dead.source().headers().toArray());
         headers.add(ERROR_HEADER, dead.reason().getBytes(StandardCharsets.UTF_8));
         headers.add(SOURCE_HEADER, dead.source().position().getBytes(StandardCharsets.UTF_8));
         dead.reply().ifPresent(reply -> headers.add(REPLY_HEADER, reply));
-        return new ProducerRecord<>(deadLetterTopic, null, null, dead.source().key(), dead.source().value(), headers);
+        return new ProducerRecord<>(topics.deadLetters(), null, null, dead.source().key(), dead.source().value(),
+                headers);
     }
 }

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes ended leases and old request entries in bounded batches on a thread of its own, off the
+ * Removes ended leases, old request entries and published events in bounded batches on a thread of its own, off the
  * command path. What it removes is decided in each partition's log time, so when it runs changes
  * no reply. Several workers may sweep at once: each batch skips rows others have locked.
  */
@@ -40,23 +40,21 @@ final class Sweeper implements AutoCloseable {
 
     /** One run: batches until one comes back less than full, at most {@value #MAX_BATCHES_PER_RUN}. */
     SweepResult sweepNow() {
-        int leases = 0;
-        int replies = 0;
+        SweepResult total = new SweepResult(0, 0, 0);
         try {
             for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
                 SweepResult batch = store.sweep(retention.batchSize());
-                leases += batch.leases();
-                replies += batch.replies();
-                if (batch.leases() < retention.batchSize() && batch.replies() < retention.batchSize()) {
+                total = total.plus(batch);
+                if (!batch.anyFull(retention.batchSize())) {
                     break;
                 }
             }
         } catch (StoreException e) {
             LOG.warn("sweep failed, will try again in {}: {}", retention.interval(), e.getMessage());
         }
-        SweepResult total = new SweepResult(leases, replies);
         if (total.removedAny()) {
-            LOG.info("swept {} ended leases and {} old request entries", leases, replies);
+            LOG.info("swept {} ended leases, {} old request entries and {} published events", total.leases(),
+                    total.replies(), total.events());
         }
         return total;
     }

@@ -86,8 +86,7 @@ public final class Worker implements AutoCloseable {
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
-        this.publisher = new OutboundPublisher(producer, settings.topics().deadLetters(),
-                new AdminTopicCatalog(admin, clock));
+        this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock));
         this.sweeper = new Sweeper(store, settings.retention());
     }
 

@@ -38,9 +38,10 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
             throw new IllegalArgumentException("the default reply topic " + topics.replies()
                     + " is not on the reply allow-list " + replyTopics.entries());
         }
-        if (replyTopics.allows(topics.commands()) || replyTopics.allows(topics.deadLetters())) {
+        if (replyTopics.allows(topics.commands()) || replyTopics.allows(topics.deadLetters())
+                || replyTopics.allows(topics.events())) {
             throw new IllegalArgumentException("the reply allow-list " + replyTopics.entries()
-                    + " must not allow the command or dead-letter topic");
+                    + " must not allow the command, dead-letter or events topic");
         }
     }
 

@@ -41,7 +41,7 @@ class CliIT {
         List<String> full = new ArrayList<>(List.of(args));
         full.addAll(List.of("--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--command-topic", env.topics().commands(), "--reply-topic", env.topics().replies(),
-                "--dead-letter-topic", env.topics().deadLetters()));
+                "--dead-letter-topic", env.topics().deadLetters(), "--events-topic", env.topics().events()));
         return runExactly(full.toArray(String[]::new));
     }
 
@@ -122,7 +122,8 @@ class CliIT {
     void theWorkerRefusesToStartWithoutItsTopics() {
         Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--db-url", env.database().jdbcUrl(), "--command-topic", "nowhere.commands",
-                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters());
+                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters(),
+                "--events-topic", env.topics().events());
         assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
         assertThat(run.err()).contains("missing topics [nowhere.commands]")
                 .contains("create them with: lockstep topics apply");
@@ -138,7 +139,8 @@ class CliIT {
                 env.kafka().bootstrapServers()).exitCode()).isZero();
         Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--db-url", env.database().jdbcUrl(), "--command-topic", name,
-                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters());
+                "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters(),
+                "--events-topic", env.topics().events());
         assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_LOG_APPEND_TIME);
         assertThat(run.err()).contains("message.timestamp.type=CreateTime").contains("needs LogAppendTime");
     }

@@ -102,7 +102,8 @@ class LockClientIT {
         try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
             admin.createTopics(List.of(new NewTopic(unserved, 1, (short) 1))).all().get();
         }
-        TopicNames topics = new TopicNames(unserved, env.topics().replies(), env.topics().deadLetters());
+        TopicNames topics = new TopicNames(unserved, env.topics().replies(), env.topics().deadLetters(),
+                env.topics().events());
         try (LockClient lonely = LockClient.start(settings().withTopics(topics)
                 .withRequestTimeout(Duration.ofMillis(800)))) {
             CompletableFuture<Verdict> reply = lonely.status("nobody-home");

@@ -42,8 +42,8 @@ class PartitionMachineTest {
                 + owner + "\",\"ttl_seconds\":30}";
     }
 
-    private static String reply(Outbound out) {
-        return new String(((Outbound.ReplyRecord) out).value(), StandardCharsets.UTF_8);
+    private static String reply(Step step) {
+        return new String(((Outbound.ReplyRecord) step.answer()).value(), StandardCharsets.UTF_8);
     }
 
     private static PartitionState fresh() {
@@ -79,11 +79,27 @@ class PartitionMachineTest {
             String json = i % 3 == 0 ? renew("q" + i, resource, "o" + i % 2) : acquire("q" + i, resource, "o" + i % 3, 1 + i % 4);
             records.add(record(i, T0.plusMillis(137L * i), json));
         }
-        List<String> first = replies(records, fresh());
-        List<String> second = replies(records, fresh());
+        List<String> first = published(records, fresh());
+        List<String> second = published(records, fresh());
         assertThat(second).isEqualTo(first);
-        List<String> batched = machine.prepare(records).applyTo(fresh()).stream().map(PartitionMachineTest::reply).toList();
+        List<String> batched = machine.prepare(records).applyTo(fresh()).stream().map(PartitionMachineTest::value).toList();
         assertThat(batched).as("a batch decides exactly as one record at a time").isEqualTo(first);
+        assertThat(first).anyMatch(v -> v.contains("\"event\":\"expired\"")).anyMatch(v -> v.contains("\"outcome\""));
+    }
+
+    /** Everything the records publish, replies and events, one record at a time. */
+    private List<String> published(List<Inbound> records, PartitionState state) {
+        return records.stream().flatMap(r -> machine.step(r, state).all().stream()).map(PartitionMachineTest::value)
+                .toList();
+    }
+
+    private static String value(Outbound out) {
+        if (out instanceof Outbound.ReplyRecord reply) {
+            return new String(reply.value(), StandardCharsets.UTF_8);
+        } else if (out instanceof Outbound.Event event) {
+            return event.entry().value();
+        }
+        return "dead letter: " + ((Outbound.DeadLetter) out).reason();
     }
 
     private List<String> replies(List<Inbound> records, PartitionState state) {
@@ -119,7 +135,7 @@ class PartitionMachineTest {
         int right = Triage.partitionOf(key, 3);
         int wrong = (right + 1) % 3;
         PartitionState state = fresh();
-        Outbound out = machine3.step(record(wrong, 0, Optional.of(T0), acquire("w", "job-1", "o1", 30)), state);
+        Step out = machine3.step(record(wrong, 0, Optional.of(T0), acquire("w", "job-1", "o1", 30)), state);
         assertThat(reply(out)).contains("\"outcome\":\"invalid\"").contains("\"field\":\"resource\"")
                 .contains("belongs on partition " + right).contains("partitioner=murmur2_random");
         assertThat(state.lease("job-1")).isEmpty();
@@ -131,7 +147,7 @@ class PartitionMachineTest {
     @Test
     void aRecordWithoutLogAppendTimeIsDeadLetteredAndLeavesTheClockAlone() {
         PartitionState state = PartitionState.empty(new PartitionPosition(0, T0, 0, Optional.empty()));
-        Outbound out = machine.step(record(0, 0, Optional.empty(), acquire("x", "job", "o1", 30)), state);
+        Outbound out = machine.step(record(0, 0, Optional.empty(), acquire("x", "job", "o1", 30)), state).answer();
         assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(((Outbound.DeadLetter) out).reason()).contains("LogAppendTime");
         assertThat(state.position().clock()).isEqualTo(T0);
@@ -152,7 +168,7 @@ class PartitionMachineTest {
     void aRefusedRouteIsDeadLetteredAndNotApplied() {
         PartitionState state = fresh();
         String json = acquire("x", "job", "o1", 30).replace("}", ",\"reply_to\":\"payments\"}");
-        Outbound out = machine.step(record(0, T0, json), state);
+        Outbound out = machine.step(record(0, T0, json), state).answer();
         assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(state.lease("job")).isEmpty();
     }
@@ -161,7 +177,7 @@ class PartitionMachineTest {
     void afterLostRecordsNoLeaseIsGrantedOrRenewedUntilTheLongestTtlHasPassed() {
         Lease known = new Lease("job", "o1", 3, T0.minusSeconds(10), T0.plusSeconds(50));
         PartitionPosition lost = new PartitionPosition(10, T0.minusSeconds(10), 0, Optional.empty()).afterLoss(40);
-        PartitionState state = new PartitionState(lost, Map.of("job", known), Map.of());
+        PartitionState state = new PartitionState(lost, Map.of("job", known), Map.of(), List.of());
         Duration maxTtl = ONE_PARTITION.limits().maxTtl();
 
         String refused = reply(machine.step(record(40, T0, acquire("a", "other", "o2", 30)), state));
@@ -186,7 +202,7 @@ class PartitionMachineTest {
 
         assertThat(reply(machine.step(record(0, T0, acquire("a", "job", "o1", 30)), state))).isEqualTo(first);
         assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("a", "job", "o1", 30)), state))).isEqualTo(retry);
-        Outbound gone = machine.step(record(1, T0, acquire("swept", "job", "o1", 30)), state);
+        Outbound gone = machine.step(record(1, T0, acquire("swept", "job", "o1", 30)), state).answer();
         assertThat(gone).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(((Outbound.DeadLetter) gone).reason()).isEqualTo(PartitionMachine.REPLY_GONE);
         assertThat(state.position()).isEqualTo(before);
@@ -199,7 +215,7 @@ class PartitionMachineTest {
             machine.step(record(i, T0.plusMillis(i), acquire("q" + i, "r" + i, "o", 60)), old);
         }
         PartitionState next = new PartitionState(old.position().nextIncarnation(),
-                Map.of("r0", old.lease("r0").orElseThrow()), Map.of());
+                Map.of("r0", old.lease("r0").orElseThrow()), Map.of(), List.of());
         assertThat(reply(machine.step(record(0, T0.plusSeconds(1), acquire("n0", "r0", "thief", 60)), next)))
                 .as("still held").contains("\"outcome\":\"not_acquired\"");
         assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("n1", "fresh", "o", 60)), next)))

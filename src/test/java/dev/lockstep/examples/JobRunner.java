@@ -32,7 +32,7 @@ public final class JobRunner {
 
     public static void main(String[] args) throws Exception {
         KafkaSettings kafka = KafkaSettings.of(args[0]);
-        TopicNames topics = new TopicNames(args[1], args[2], args[1] + ".dlq");
+        TopicNames topics = new TopicNames(args[1], args[2], args[1] + ".dlq", args[1] + ".events");
         String runner = args[4];
         int jobCount = Integer.parseInt(args[5]);
         Duration ttl = Duration.ofSeconds(Long.parseLong(args[6]));

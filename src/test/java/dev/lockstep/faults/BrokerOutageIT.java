@@ -41,8 +41,7 @@ class BrokerOutageIT {
 
     @Test
     void repliesThatWereNeverAcknowledgedAreSentAgain() throws Exception {
-        TopicNames topics = new TopicNames(env.topics().commands() + "-unacked", env.topics().replies() + "-unacked",
-                env.topics().deadLetters() + "-unacked");
+        TopicNames topics = env.topics().suffixed("-unacked");
         LockstepExtension.createTopics(env.kafka(), topics);
         ListAppender<ILoggingEvent> pipelineLog = new ListAppender<>();
         Logger pipeline = (Logger) LoggerFactory.getLogger("dev.lockstep.worker.PartitionPipeline");

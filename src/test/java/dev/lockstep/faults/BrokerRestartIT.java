@@ -37,8 +37,7 @@ class BrokerRestartIT {
         EmbeddedKafka broker = EmbeddedKafka.start(0, dataDir);
         String bootstrap = broker.bootstrapServers();
         int port = Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
-        TopicNames topics = new TopicNames(env.topics().commands() + "-" + name, env.topics().replies() + "-" + name,
-                env.topics().deadLetters() + "-" + name);
+        TopicNames topics = env.topics().suffixed("-" + name);
         LockstepExtension.createTopics(KafkaSettings.of(bootstrap), topics);
         RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(bootstrap, workerKafka))
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))

@@ -46,6 +46,7 @@ final class ChildWorker implements AutoCloseable {
                     "--command-topic", topics.commands(),
                     "--reply-topic", topics.replies(),
                     "--dead-letter-topic", topics.deadLetters(),
+                    "--events-topic", topics.events(),
                     "--group-id", groupId,
                     "--db-pool-size", "4", "--apply-threads", "3"));
             if (!kafkaProperties.isEmpty()) {

@@ -48,8 +48,7 @@ class DatabaseRestoreIT {
     private static final Pattern URL = Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/([^?]+)\\?(?:.*&)?user=([^&]+).*");
 
     private static TopicNames topics(String name) {
-        return new TopicNames(env.topics().commands() + "-" + name, env.topics().replies() + "-" + name,
-                env.topics().deadLetters() + "-" + name);
+        return env.topics().suffixed("-" + name);
     }
 
     private static RunningWorker worker(TopicNames topics) {

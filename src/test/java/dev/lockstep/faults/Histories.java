@@ -4,6 +4,7 @@ import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.history.History;
+import dev.lockstep.history.ObservedEvents;
 import dev.lockstep.history.LoggedRecord;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
@@ -30,7 +31,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** Reads a run's history back from the broker: the command log and every reply, whole. */
+/** Reads a run's history back from the broker: the command log, every reply and every event, whole. */
 final class Histories {
 
     private Histories() {
@@ -45,7 +46,9 @@ final class Histories {
         while (true) {
             History history = read(kafka, topics, sent);
             if (history.replies().keySet().containsAll(sent) || System.nanoTime() > deadline) {
-                return history;
+                // A batch's events are acknowledged with its replies, not necessarily visible with them.
+                LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
+                return read(kafka, topics, sent);
             }
             LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
         }
@@ -63,7 +66,11 @@ final class Histories {
         for (ConsumerRecord<byte[], byte[]> r : readAll(kafka, topics.replies())) {
             replies.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(r.value());
         }
-        return new History(sent, log, replies, settings(kafka, topics));
+        List<ObservedEvents.Published> events = readAll(kafka, topics.events()).stream()
+                .map(r -> new ObservedEvents.Published(r.partition(), new String(r.key(), StandardCharsets.UTF_8), r.value()))
+                .toList();
+        return new History(sent, log, replies, settings(kafka, topics))
+                .withEvents(new ObservedEvents(topics.commands(), events));
     }
 
     /**

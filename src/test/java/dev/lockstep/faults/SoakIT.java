@@ -32,8 +32,7 @@ class SoakIT {
         Random random = new Random(FaultRun.SEED);
         Instant end = Instant.now().plus(total);
         for (int round = 1; Instant.now().isBefore(end); round++) {
-            TopicNames topics = new TopicNames(env.topics().commands() + "-r" + round,
-                    env.topics().replies() + "-r" + round, env.topics().deadLetters() + "-r" + round);
+            TopicNames topics = env.topics().suffixed("-r" + round);
             LockstepExtension.createTopics(env.kafka(), topics);
             soakRound(round, topics, random);
         }

@@ -36,8 +36,7 @@ class TopicIncarnationIT {
     private static final List<String> HELD = List.of("job-a", "job-b", "job-c", "job-d");
 
     private static TopicNames topics(String name) {
-        return new TopicNames(env.topics().commands() + "-" + name, env.topics().replies() + "-" + name,
-                env.topics().deadLetters() + "-" + name);
+        return env.topics().suffixed("-" + name);
     }
 
     private static RunningWorker worker(KafkaSettings kafka, TopicNames topics) {

@@ -4,6 +4,7 @@ import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionPosition;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -15,9 +16,10 @@ import java.util.Set;
  * @param settings the settings the worker decided under
  * @param starts where each partition's state started (its first epoch); a partition not named
  *     starts at offset 0 with token base 0
+ * @param events the events topic, when the run read it; then every event is checked too
  */
 public record History(Set<String> sent, List<LoggedRecord> log, Map<String, List<byte[]>> replies,
-        EngineSettings settings, Map<Integer, PartitionPosition> starts) {
+        EngineSettings settings, Map<Integer, PartitionPosition> starts, Optional<ObservedEvents> events) {
 
     public History {
         sent = Set.copyOf(sent);
@@ -28,11 +30,15 @@ public record History(Set<String> sent, List<LoggedRecord> log, Map<String, List
 
     public History(Set<String> sent, List<LoggedRecord> log, Map<String, List<byte[]>> replies,
             EngineSettings settings) {
-        this(sent, log, replies, settings, Map.of());
+        this(sent, log, replies, settings, Map.of(), Optional.empty());
     }
 
     public History startingAt(Map<Integer, PartitionPosition> recorded) {
-        return new History(sent, log, replies, settings, recorded);
+        return new History(sent, log, replies, settings, recorded, events);
+    }
+
+    public History withEvents(ObservedEvents observed) {
+        return new History(sent, log, replies, settings, starts, Optional.of(observed));
     }
 
     public int replyCount() {

@@ -2,9 +2,12 @@ package dev.lockstep.history;
 
 import dev.lockstep.core.Outcome;
 import dev.lockstep.engine.Arbitration;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.ReplyDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +17,9 @@ import java.util.TreeMap;
 
 /**
  * Checks a recorded {@link History} the way Jepsen checks a lock: every request answered, and
- * answered the same way each time; replies equal to a sequential execution of the arbiter over
- * the command log; on each resource no two leases overlap and fencing tokens only grow.
+ * answered the same way each time; replies (and, when the run read them, lease events) equal to a
+ * sequential execution of the arbiter over the command log; on each resource no two leases
+ * overlap and fencing tokens only grow.
  *
  * <pre>{@code
  * HistoryChecker.Result result = HistoryChecker.check(history);
@@ -57,10 +61,12 @@ public final class HistoryChecker {
     }
 
     static Result check(History history, Arbitration arbitration) {
-        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), history.starts(), arbitration);
+        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), history.starts(), arbitration,
+                history.events().map(ObservedEvents::commandTopic).orElse("log"));
         List<String> violations = new ArrayList<>();
         checkEveryRequestAnswered(history, model, violations);
         checkRepliesAgainstModel(history, model, violations);
+        history.events().ifPresent(observed -> checkEventsAgainstModel(observed, model, violations));
         Map<String, LeaseTimeline> timelines = timelines(history, model);
         timelines.values().forEach(t -> violations.addAll(t.violations()));
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
@@ -100,6 +106,44 @@ public final class HistoryChecker {
                             + "\n  where a sequential execution of the log answers\n    "
                             + String.join("\n    or ", expected));
                 }
+            }
+        });
+    }
+
+    /**
+     * Every event the log makes was published, on its command's partition, keyed by its resource,
+     * byte for byte; nothing else was; duplicates (a publication redone) carry the same bytes.
+     */
+    private static void checkEventsAgainstModel(ObservedEvents observed, SequentialModel model, List<String> violations) {
+        Map<String, Outbound.Event> expected = model.events();
+        Set<String> seen = new HashSet<>();
+        for (ObservedEvents.Published published : observed.published()) {
+            String value = new String(published.value(), StandardCharsets.UTF_8);
+            String id;
+            try {
+                id = EventCodec.decode(published.value()).eventId();
+            } catch (IllegalArgumentException e) {
+                violations.add("an event that is no event on partition " + published.partition() + ": " + value);
+                continue;
+            }
+            Outbound.Event event = expected.get(id);
+            if (event == null) {
+                violations.add("event " + id + " was published, but the log makes no such event: " + value);
+            } else if (!event.entry().value().equals(value)) {
+                violations.add("event " + id + " was published as\n    " + value + "\n  where the log makes\n    "
+                        + event.entry().value());
+            } else if (published.partition() != event.source().partition()
+                    || !published.key().equals(event.entry().resource())) {
+                violations.add("event " + id + " was published on partition " + published.partition() + " with key "
+                        + published.key() + ", not on its command's partition " + event.source().partition()
+                        + " with key " + event.entry().resource());
+            }
+            seen.add(id);
+        }
+        expected.forEach((id, event) -> {
+            if (!seen.contains(id)) {
+                violations.add("event " + id + " (of " + event.source().position() + ") was never published: "
+                        + event.entry().value());
             }
         });
     }

@@ -141,6 +141,51 @@ class HistoryCheckerTest {
         HistoryChecker.check(new History(history.sent(), log, replies, SETTINGS)).assertSafe();
     }
 
+    /** The events the log of {@code history} makes, published once each, as a correct worker leaves the topic. */
+    private static List<ObservedEvents.Published> correctEvents(History history) {
+        return SequentialModel.replay(history.log(), SETTINGS, Map.of(), Arbitration.RULES, "log").events().values()
+                .stream().map(e -> new ObservedEvents.Published(e.source().partition(), e.entry().resource(), e.value()))
+                .toList();
+    }
+
+    private static List<String> checkEvents(History history, List<ObservedEvents.Published> events) {
+        return HistoryChecker.check(history.withEvents(new ObservedEvents("log", events))).violations();
+    }
+
+    @Test
+    void theEventsOfACorrectRunPassWithTheirDuplicates() {
+        History history = simulate(17, Arbitration.RULES, 400);
+        List<ObservedEvents.Published> events = new ArrayList<>(correctEvents(history));
+        assertThat(events).hasSizeGreaterThan(100);
+        events.addAll(events.subList(0, 20));
+        assertThat(checkEvents(history, events)).isEmpty();
+    }
+
+    @Test
+    void aMissingAlteredMisplacedOrInventedEventIsCaught() {
+        History history = simulate(17, Arbitration.RULES, 400);
+        List<ObservedEvents.Published> events = new ArrayList<>(correctEvents(history));
+        ObservedEvents.Published missing = events.remove(0);
+        assertThat(checkEvents(history, events)).anyMatch(v -> v.contains("was never published")
+                && v.contains(new String(missing.value(), StandardCharsets.UTF_8)));
+
+        List<ObservedEvents.Published> altered = new ArrayList<>(correctEvents(history));
+        ObservedEvents.Published first = altered.get(0);
+        altered.set(0, new ObservedEvents.Published(first.partition(), first.key(),
+                new String(first.value(), StandardCharsets.UTF_8).replace("\"owner\":\"", "\"owner\":\"x")
+                        .getBytes(StandardCharsets.UTF_8)));
+        assertThat(checkEvents(history, altered)).anyMatch(v -> v.contains("was published as"));
+
+        List<ObservedEvents.Published> misplaced = new ArrayList<>(correctEvents(history));
+        misplaced.set(0, new ObservedEvents.Published(first.partition() + 1, first.key(), first.value()));
+        assertThat(checkEvents(history, misplaced)).anyMatch(v -> v.contains("not on its command's partition"));
+
+        List<ObservedEvents.Published> invented = new ArrayList<>(correctEvents(history));
+        invented.add(new ObservedEvents.Published(0, "job-0", new String(first.value(), StandardCharsets.UTF_8)
+                .replaceFirst("\"event_id\":\"[^\"]*\"", "\"event_id\":\"forged\"").getBytes(StandardCharsets.UTF_8)));
+        assertThat(checkEvents(history, invented)).anyMatch(v -> v.contains("event forged was published, but the log"));
+    }
+
     /** Clients on a few contended resources with short TTLs, answered by {@code arbitration}. */
     static History simulate(long seed, Arbitration arbitration, int commands) {
         Random random = new Random(seed);
@@ -164,7 +209,7 @@ class HistoryCheckerTest {
                     CommandEncoder.encode(command, Optional.empty())));
             sent.add(requestId);
         }
-        SequentialModel answered = SequentialModel.replay(log, SETTINGS, Map.of(), arbitration);
+        SequentialModel answered = SequentialModel.replay(log, SETTINGS, Map.of(), arbitration, "log");
         Map<String, List<byte[]>> replies = new HashMap<>();
         for (String requestId : answered.answerableRequestIds()) {
             replies.put(requestId, answered.expectedReplies(requestId).stream()

@@ -9,7 +9,9 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.Step;
 import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.ParsedCommand;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -41,17 +43,23 @@ final class SequentialModel {
     private final Map<String, Set<String>> expected = new HashMap<>();
     private final Map<String, LoggedRecord> firstRecord = new HashMap<>();
 
-    private final Map<Integer, PartitionPosition> starts;
+    private final Map<String, Outbound.Event> events = new LinkedHashMap<>();
 
-    private SequentialModel(EngineSettings settings, Map<Integer, PartitionPosition> starts, Arbitration arbitration) {
+    private final Map<Integer, PartitionPosition> starts;
+    private final String topic;
+
+    private SequentialModel(EngineSettings settings, Map<Integer, PartitionPosition> starts, Arbitration arbitration,
+            String topic) {
         this.machine = new PartitionMachine(settings, arbitration);
         this.starts = starts;
         this.decoder = new CommandDecoder(settings.limits());
+        this.topic = topic;
     }
 
+    /** @param topic the command topic's name, which event IDs and sources carry */
     static SequentialModel replay(List<LoggedRecord> log, EngineSettings settings,
-            Map<Integer, PartitionPosition> starts, Arbitration arbitration) {
-        SequentialModel model = new SequentialModel(settings, starts, arbitration);
+            Map<Integer, PartitionPosition> starts, Arbitration arbitration, String topic) {
+        SequentialModel model = new SequentialModel(settings, starts, arbitration, topic);
         log.stream()
                 .sorted(Comparator.comparingInt(LoggedRecord::partition).thenComparingLong(LoggedRecord::offset))
                 .forEach(model::step);
@@ -76,6 +84,11 @@ final class SequentialModel {
         return expected.keySet();
     }
 
+    /** The events the log makes, by event ID, in log order within each partition. */
+    Map<String, Outbound.Event> events() {
+        return events;
+    }
+
     Optional<LoggedRecord> firstRecordOf(String requestId) {
         return Optional.ofNullable(firstRecord.get(requestId));
     }
@@ -83,9 +96,12 @@ final class SequentialModel {
     private void step(LoggedRecord record) {
         PartitionState state = states.computeIfAbsent(record.partition(),
                 p -> PartitionState.empty(starts.getOrDefault(p, PartitionPosition.START)));
-        Inbound inbound = new Inbound("log", record.partition(), record.offset(), record.key(), record.value(),
+        Inbound inbound = new Inbound(topic, record.partition(), record.offset(), record.key(), record.value(),
                 new RecordHeaders(), Optional.of(record.logAppendTime()));
-        Outbound out = machine.step(inbound, state);
+        Step step = machine.step(inbound, state);
+        step.events().forEach(e -> events.put(EventCodec.decode(e.value()).eventId(), e));
+        state.forgetEventsBelow(record.offset());
+        Outbound out = step.answer();
         if (!(out instanceof Outbound.ReplyRecord reply)) {
             return; // dead-lettered: no reply is possible
         }

@@ -61,8 +61,9 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         infra = context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                 .computeIfAbsent(Infrastructure.class, k -> Infrastructure.start(), Infrastructure.class);
         String suffix = "it" + CLASSES.incrementAndGet() + "x" + ProcessHandle.current().pid();
-        topics = new TopicNames("lock.commands." + suffix, "lock.replies." + suffix, "lock.commands.dlq." + suffix);
-        createTopics(topics.commands(), topics.replies(), topics.deadLetters());
+        topics = new TopicNames("lock.commands." + suffix, "lock.replies." + suffix, "lock.commands.dlq." + suffix,
+                "lock.events." + suffix);
+        createTopics(kafka(), topics);
         database = "lockstep_" + suffix;
         try (Connection admin = infra.adminConnection(); Statement st = admin.createStatement()) {
             st.execute("CREATE DATABASE " + database); // a generated identifier, never input
@@ -88,12 +89,10 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         }
     }
 
-    /** Creates topics from the project's own definitions, renamed, with this suite's partition count. */
-    public void createTopics(String commands, String replyTopic, String deadLetterTopic) {
-        createTopics(kafka(), new TopicNames(commands, replyTopic, deadLetterTopic));
-    }
-
-    /** Creates topics on another cluster, e.g. a broker a test starts and stops itself. */
+    /**
+     * Creates topics from the project's own definitions, renamed, with this suite's partition
+     * count; on this suite's broker, or another (a broker a test starts and stops itself).
+     */
     public static void createTopics(KafkaSettings kafka, TopicNames names) {
         try (Admin admin = Admin.create(kafka.with(Map.of()))) {
             new TopicApplier(admin).apply(TopicSpecs.renamed(names, PARTITIONS, (short) 1));

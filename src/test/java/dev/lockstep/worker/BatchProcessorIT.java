@@ -67,7 +67,7 @@ class BatchProcessorIT {
         List<Outbound> second = b.get(30, TimeUnit.SECONDS);
         assertThat(values(first)).containsExactlyElementsOf(values(second));
         Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(
-                List.of("z-0", "z-1", "z-2", "z-3", "z-4")));
+                List.of("z-0", "z-1", "z-2", "z-3", "z-4"), Instant.EPOCH, Instant.EPOCH));
         // Each resource was first acquired at offset 0..4: its token is that offset + 1.
         assertThat(leases.values()).extracting(Lease::fencingToken).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
         assertThat(nextOffset(partition)).isEqualTo(50);
@@ -91,19 +91,18 @@ class BatchProcessorIT {
             }
         }
         assertThat(failure).isInstanceOf(StoreException.class).hasMessageContaining("concurrently");
-        Map<String, Lease> leases = store.inPartition(new PartitionId("p", 0), tx -> tx.leasesForUpdate(List.of("race")));
+        Map<String, Lease> leases = store.inPartition(new PartitionId("p", 0), tx -> tx.leasesForUpdate(List.of("race"), Instant.EPOCH, Instant.EPOCH));
         assertThat(leases.get("race").fencingToken()).isEqualTo(1);
     }
 
     private static void grantAfterBothRead(String topic, int partition, String owner, CountDownLatch bothRead) {
         store.inPartition(new PartitionId(topic, partition), tx -> {
             tx.partition();
-            assertThat(tx.leasesForUpdate(List.of("race"))).isEmpty();
+            assertThat(tx.leasesForUpdate(List.of("race"), Instant.EPOCH, Instant.EPOCH)).isEmpty();
             bothRead.countDown();
             await(bothRead, () -> null);
             Instant now = Instant.now();
-            tx.save(List.of(new Lease("race", owner, 1, now, now.plusSeconds(60))), List.of(),
-                    new PartitionPosition(1, now, 0, Optional.empty()), 0);
+            tx.save(Batches.granted("race", owner, now), 0);
             return null;
         });
     }
@@ -115,12 +114,11 @@ class BatchProcessorIT {
         assertThatThrownBy(() -> store.inPartition(partition, tx -> {
             tx.partition();
             Instant now = Instant.now();
-            tx.save(List.of(new Lease("atomic-1", "o", 1, now, now.plusSeconds(5))), List.of(),
-                    new PartitionPosition(7, now, 0, Optional.empty()), 0);
+            tx.save(Batches.granted("atomic-1", "o", now), 0);
             throw new IllegalStateException("crash after writing, before commit");
         })).hasMessageContaining("crash");
         assertThat(nextOffset(partition)).isZero();
-        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1")));
+        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1"), Instant.EPOCH, Instant.EPOCH));
         assertThat(leases).isEmpty();
     }
 
@@ -129,7 +127,7 @@ class BatchProcessorIT {
     }
 
     private static List<String> values(List<Outbound> outbound) {
-        return outbound.stream()
+        return outbound.stream().filter(Outbound.ReplyRecord.class::isInstance)
                 .map(o -> new String(((Outbound.ReplyRecord) o).value(), StandardCharsets.UTF_8))
                 .toList();
     }

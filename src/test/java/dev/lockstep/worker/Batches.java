@@ -4,6 +4,7 @@ import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.Limits;
@@ -40,6 +41,15 @@ final class Batches {
                     "test start");
             return null;
         });
+    }
+
+    /** The state after one record acquired {@code resource} for {@code owner} at offset 0, as a batch leaves it. */
+    static PartitionState granted(String resource, String owner, Instant now) {
+        PartitionState state = PartitionState.empty(PartitionPosition.START);
+        new PartitionMachine(SETTINGS).step(record("t", 0, resource, "{\"request_id\":\"g-" + owner
+                + "\",\"type\":\"acquire\",\"resource\":\"" + resource + "\",\"owner\":\"" + owner
+                + "\",\"ttl_seconds\":60}", now), state);
+        return state;
     }
 
     /** @param appendTime the broker's log-append time */

@@ -6,6 +6,7 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
@@ -86,9 +87,16 @@ class SweepAndBatchingIT {
         } else {
             records.forEach(r -> out.addAll(processor.process(partition, List.of(r))));
         }
-        return out.stream()
-                .map(o -> new String(((Outbound.ReplyRecord) o).value(), StandardCharsets.UTF_8).replace(prefix, ""))
-                .toList();
+        return out.stream().map(SweepAndBatchingIT::value).map(v -> v.replace(prefix, "")).toList();
+    }
+
+    private static String value(Outbound out) {
+        if (out instanceof Outbound.ReplyRecord reply) {
+            return new String(reply.value(), StandardCharsets.UTF_8);
+        } else if (out instanceof Outbound.Event event) {
+            return event.entry().value();
+        }
+        return "dead letter: " + ((Outbound.DeadLetter) out).reason();
     }
 
     @Test
@@ -96,7 +104,12 @@ class SweepAndBatchingIT {
         List<String[]> history = history(42, 600);
         List<String> oneByOne = run("single-", history, false);
         List<String> batched = run("batched-", history, true);
-        assertThat(batched).hasSize(600).containsExactlyElementsOf(oneByOne);
+        assertThat(batched).as("replies and events").hasSizeGreaterThan(600).containsExactlyElementsOf(oneByOne);
+        assertThat(batched).filteredOn(r -> r.contains("\"outcome\"")).hasSize(600);
+        assertThat(batched).as("expiries shown by later records, loaded from the database for a batch")
+                .anyMatch(r -> r.contains("\"event\":\"expired\""))
+                .anyMatch(r -> r.contains("\"event\":\"taken_over\""))
+                .anyMatch(r -> r.contains("\"event\":\"released\""));
         assertThat(batched).anyMatch(r -> r.contains("\"outcome\":\"not_acquired\""))
                 .anyMatch(r -> r.contains("\"outcome\":\"released\""))
                 .anyMatch(r -> r.contains("\"outcome\":\"forbidden\""))
@@ -109,15 +122,41 @@ class SweepAndBatchingIT {
     }
 
     private static String reply(List<Outbound> out) {
-        return new String(((Outbound.ReplyRecord) out.get(0)).value(), StandardCharsets.UTF_8);
+        Outbound answer = out.get(out.size() - 1);
+        return new String(((Outbound.ReplyRecord) answer).value(), StandardCharsets.UTF_8);
     }
 
     private static Map<String, Lease> leases(PartitionId partition, String resource) {
-        return store.inPartition(partition, tx -> tx.leasesForUpdate(List.of(resource)));
+        return store.inPartition(partition, tx -> tx.leasesForUpdate(List.of(resource), Instant.EPOCH, Instant.EPOCH));
     }
 
     private static Sweeper aggressiveSweeper() {
         return new Sweeper(store, new Retention(Duration.ofMinutes(5), Duration.ofSeconds(1), 1));
+    }
+
+    @Test
+    void publishedEventsAreSweptOnceAcknowledgedAndRecordsFetchedAgainPublishTheRest() {
+        PartitionId partition = new PartitionId("events", 0);
+        Batches.start(store, partition);
+        long[] acknowledged = {0};
+        BatchProcessor processor = new BatchProcessor(store, new PartitionMachine(Batches.SETTINGS), Optional::empty,
+                p -> acknowledged[0]);
+        List<Inbound> records = List.of(
+                Batches.record("events", 0, "e", acquire("ev-1", "e", "a"), T0),
+                Batches.record("events", 1, "e", acquire("ev-2", "e", "b"), T0.plusSeconds(5)),
+                Batches.record("events", 2, "f", acquire("ev-3", "f", "a"), T0.plusSeconds(6)));
+        List<String> first = processor.process(partition, records).stream().map(SweepAndBatchingIT::value).toList();
+        assertThat(first).filteredOn(v -> v.contains("\"event\"")).hasSize(5);
+
+        acknowledged[0] = 1;
+        processor.process(partition, List.of(Batches.record("events", 3, "g",
+                "{\"request_id\":\"ev-4\",\"type\":\"status\",\"resource\":\"g\"}", T0.plusSeconds(7))));
+        assertThat(aggressiveSweeper().sweepNow().events()).as("offset 0's event, below the acknowledged offset")
+                .isEqualTo(1);
+        List<String> again = processor.process(partition, records.subList(1, 3)).stream()
+                .map(SweepAndBatchingIT::value).toList();
+        assertThat(again).as("fetched again: the same events and replies, byte for byte")
+                .containsExactlyElementsOf(first.subList(2, first.size()));
     }
 
     @Test
@@ -132,7 +171,8 @@ class SweepAndBatchingIT {
                 Batches.record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\","
                         + "\"resource\":\"swept\",\"owner\":\"a\"}", t.plusMillis(10)),
                 Batches.record("sweep", 2, "swept", acquire("sw-3", "swept", "b"), t.plusMillis(20))));
-        Lease held = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"))).get("swept");
+        Lease held = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"), Instant.EPOCH, Instant.EPOCH))
+                .get("swept");
         assertThat(held.fencingToken()).as("granted at offset 2").isEqualTo(3);
 
         SweepResult early = aggressiveSweeper().sweepNow();
@@ -142,8 +182,9 @@ class SweepAndBatchingIT {
         assertThat(kept).hasSize(3);
         assertThat(early.removedAny()).isFalse();
 
-        // A record a day later moves the partition's clock past the lease and the request retention.
-        Instant dayLater = t.plus(Duration.ofDays(1)).plusSeconds(1);
+        // A record a day later moves the partition's clock past the request retention, and past the
+        // lease's end plus that retention (within it, a grant to another owner is a takeover).
+        Instant dayLater = t.plus(Duration.ofDays(1)).plusSeconds(2);
         processor.process(partition, List.of(Batches.record("sweep", 3, "other",
                 "{\"request_id\":\"sw-4\",\"type\":\"status\",\"resource\":\"other\"}", dayLater)));
         SweepResult swept = aggressiveSweeper().sweepNow();

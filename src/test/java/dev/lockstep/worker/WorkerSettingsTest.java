@@ -27,7 +27,14 @@ class WorkerSettingsTest {
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
                 new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4, false))
-                .hasMessageContaining("must not allow the command or dead-letter topic");
+                .hasMessageContaining("must not allow the command, dead-letter or events topic");
+    }
+
+    @Test
+    void theAllowListMustNotOpenTheEventsTopic() {
+        assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
+                new TopicAllowList(List.of("lock.replies", "lock.events")), Limits.defaults(), Retention.DEFAULT, 4,
+                false)).hasMessageContaining("must not allow the command, dead-letter or events topic");
     }
 
     @Test

@@ -1,0 +1,20 @@
+package dev.lockstep.engine;
+
+import java.util.Objects;
+
+/**
+ * A lease event as published, kept until its publication was acknowledged: a record applied
+ * before and fetched again (after a failed acknowledgement or a takeover) publishes its events
+ * again from these, byte for byte, as its reply comes from its {@link RequestEntry}.
+ *
+ * @param offset the command record that made or showed the change
+ * @param index its place among that record's events
+ * @param value the event's JSON ({@link dev.lockstep.protocol.EventCodec})
+ */
+public record EventEntry(long offset, int index, String resource, String value) {
+
+    public EventEntry {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(value, "value");
+    }
+}

@@ -1,0 +1,45 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Makes the events of one record. Their IDs are {@code topic-partition/sequence.index}, where the
+ * sequence is the record's place across the topic's incarnations (the number a lease it grants
+ * gets as token): the same record always yields the same IDs, and no two records share one.
+ */
+final class EventWriter {
+
+    private final Inbound record;
+    private final String idPrefix;
+    private final Optional<String> requestId;
+    private final PartitionState state;
+    private final List<Outbound.Event> written = new ArrayList<>();
+
+    EventWriter(Inbound record, Optional<String> requestId, PartitionState state) {
+        this.record = record;
+        this.idPrefix = record.topic() + "-" + record.partition() + "/" + state.position().tokenAt(record.offset()) + ".";
+        this.requestId = requestId;
+        this.state = state;
+    }
+
+    void write(LeaseEvent.Kind kind, Lease lease, Instant at, Optional<Instant> expiresAt) {
+        int index = written.size();
+        LeaseEvent event = new LeaseEvent(idPrefix + index, kind, lease.resource(), lease.owner(), lease.fencingToken(),
+                at, expiresAt, record.position(), requestId);
+        EventEntry entry = new EventEntry(record.offset(), index, lease.resource(),
+                new String(EventCodec.encode(event), StandardCharsets.UTF_8));
+        state.add(entry);
+        written.add(new Outbound.Event(record, entry));
+    }
+
+    List<Outbound.Event> written() {
+        return written;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.lockstep.protocol;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+
+/**
+ * Lease events as the JSON of {@code docs/protocol.md}, fields in a fixed order, so that the same
+ * event is always the same bytes (a replay compares them byte for byte).
+ */
+public final class EventCodec {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private EventCodec() {
+    }
+
+    public static byte[] encode(LeaseEvent event) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator json = MAPPER.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("event_id", event.eventId());
+            json.writeStringField("event", event.kind().wireName());
+            json.writeStringField("resource", event.resource());
+            json.writeStringField("owner", event.owner());
+            json.writeNumberField("fencing_token", event.fencingToken());
+            json.writeStringField("at", ReplyEncoder.formatTime(event.at()));
+            if (event.expiresAt().isPresent()) {
+                json.writeStringField("expires_at", ReplyEncoder.formatTime(event.expiresAt().get()));
+            }
+            json.writeStringField("source", event.source());
+            if (event.requestId().isPresent()) {
+                json.writeStringField("request_id", event.requestId().get());
+            }
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing JSON to memory failed", e);
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * Reads an event published by a worker.
+     *
+     * @throws IllegalArgumentException when the bytes are not such an event, saying why
+     */
+    public static LeaseEvent decode(byte[] value) {
+        JsonNode json;
+        try {
+            json = MAPPER.readTree(value);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
+        }
+        if (json == null || !json.isObject()) {
+            throw new IllegalArgumentException("not a JSON object");
+        }
+        LeaseEvent.Kind kind = LeaseEvent.Kind.fromWire(text(json, "event"))
+                .orElseThrow(() -> new IllegalArgumentException("unknown event '" + json.path("event").asText() + "'"));
+        JsonNode token = json.path("fencing_token");
+        if (!token.canConvertToExactIntegral()) {
+            throw new IllegalArgumentException("fencing_token is not an integer");
+        }
+        return new LeaseEvent(text(json, "event_id"), kind, text(json, "resource"), text(json, "owner"),
+                token.asLong(), time(json, "at"), optional(json, "expires_at").map(t -> parseTime("expires_at", t)),
+                text(json, "source"), optional(json, "request_id"));
+    }
+
+    private static String text(JsonNode json, String field) {
+        return optional(json, field).orElseThrow(() -> new IllegalArgumentException(field + " is missing"));
+    }
+
+    private static Optional<String> optional(JsonNode json, String field) {
+        JsonNode node = json.get(field);
+        return node != null && node.isTextual() ? Optional.of(node.asText()) : Optional.empty();
+    }
+
+    private static Instant time(JsonNode json, String field) {
+        return parseTime(field, text(json, field));
+    }
+
+    private static Instant parseTime(String field, String text) {
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException(field + " is not an ISO-8601 instant: " + text, e);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package dev.lockstep.protocol;
+
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One change of a lease, as published on the events topic ({@code lock.events}): what an auditor
+ * reads to answer "who held this resource, when". Every field is a function of the command log.
+ *
+ * @param eventId the same for the same change however often it is published: consumers drop
+ *     duplicates by it (a worker that crashed before its publications were acknowledged publishes
+ *     them again)
+ * @param at the log time of the change; for {@link Kind#EXPIRED}, the instant the lease ended
+ * @param expiresAt the lease's end as this change set it; empty for release and expiry
+ * @param source {@code topic-partition@offset} of the command record that made, or showed, the change
+ * @param requestId that record's request ID; empty when it had none (an expiry shown by an invalid record)
+ */
+public record LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
+        Optional<Instant> expiresAt, String source, Optional<String> requestId) {
+
+    /** What happened to the lease. */
+    public enum Kind {
+        /** A new lease (a new token) for a resource nobody held. */
+        GRANTED,
+        /** A live lease's expiry moved by its owner: a renew, or the same owner acquiring again. */
+        EXTENDED,
+        /** Ended by its owner. */
+        RELEASED,
+        /** Ended by its expiry passing in log time, shown by the first later record of the partition. */
+        EXPIRED,
+        /** A new lease for another owner after the previous owner's lease expired instead of being released. */
+        TAKEN_OVER;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public static Optional<Kind> fromWire(String name) {
+            for (Kind kind : values()) {
+                if (kind.wireName().equals(name)) {
+                    return Optional.of(kind);
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** Whether the event starts a hold (a new token). */
+        public boolean startsHold() {
+            return this == GRANTED || this == TAKEN_OVER;
+        }
+
+        /** Whether the event ends a hold. */
+        public boolean endsHold() {
+            return this == RELEASED || this == EXPIRED;
+        }
+    }
+
+    public LeaseEvent {
+        Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(at, "at");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(requestId, "requestId");
+    }
+}
