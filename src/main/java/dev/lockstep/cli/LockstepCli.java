@@ -12,7 +12,7 @@ import picocli.CommandLine;
         description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
         subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
                 LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
-                BenchCommand.class},
+                ReplayCommand.class, BenchCommand.class},
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {
@@ -34,6 +34,7 @@ public final class LockstepCli {
 
     static CommandLine commandLine(Map<String, String> env) {
         CommandLine cli = new CommandLine(LockstepCli.class);
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setDefaultValueProvider(new ConfigDefaults(env));
         cli.setParameterExceptionHandler((e, args) -> {
             PrintWriter err = e.getCommandLine().getErr();

@@ -9,21 +9,14 @@ import dev.lockstep.worker.Retention;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The worker's own settings: database, consumer group, reply allow-list, limits. */
 final class WorkerOptions {
 
-    @Option(names = "--db-url", paramLabel = "JDBC_URL", defaultValue = DatabaseSettings.DEFAULT_URL,
-            description = "PostgreSQL JDBC URL (env LOCKSTEP_DB_URL; default ${DEFAULT-VALUE}).")
-    String dbUrl;
-
-    @Option(names = "--db-user", description = "Overrides the user in the URL.")
-    String dbUser;
-
-    @Option(names = "--db-password", description = "Overrides the password in the URL; prefer LOCKSTEP_DB_PASSWORD.")
-    String dbPassword;
+    @Mixin
+    DatabaseOptions db;
 
     @Option(names = "--db-pool-size", defaultValue = "13", description = "Database connections. Default: ${DEFAULT-VALUE}.")
     int dbPoolSize;
@@ -59,7 +52,7 @@ final class WorkerOptions {
     boolean acceptSettingsChange;
 
     DatabaseSettings database() {
-        return new DatabaseSettings(dbUrl, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), dbPoolSize);
+        return db.settings(dbPoolSize);
     }
 
     WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {

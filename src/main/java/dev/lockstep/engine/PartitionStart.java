@@ -16,7 +16,7 @@ public sealed interface PartitionStart {
     }
 
     /** Record {@code partition} (with an epoch saying why), then apply from its next offset. */
-    record Begin(StoredPartition partition, String reason) implements PartitionStart {
+    record Begin(StoredPartition partition, EpochOrigin origin, String reason) implements PartitionStart {
     }
 
     /** Do not apply this partition: applying it could grant a lease twice or decide by other rules. */
@@ -38,9 +38,10 @@ public sealed interface PartitionStart {
             PartitionPosition fresh = new PartitionPosition(0, PartitionPosition.START.clock(), tokenFloor,
                     Optional.empty());
             return logStart > 0
-                    ? begin(topicId, fresh.afterLoss(logStart), settings, "first start, but the log starts at offset "
-                            + logStart + ": records 0.." + (logStart - 1) + " were never applied; quarantined")
-                    : begin(topicId, fresh, settings, "first start");
+                    ? begin(topicId, fresh.afterLoss(logStart), settings, EpochOrigin.RECORDS_LOST,
+                            "first start, but the log starts at offset " + logStart + ": records 0.." + (logStart - 1)
+                                    + " were never applied; quarantined")
+                    : begin(topicId, fresh, settings, EpochOrigin.FIRST_START, "first start");
         }
         StoredPartition known = stored.get();
         List<String> reasons = new ArrayList<>();
@@ -65,11 +66,14 @@ public sealed interface PartitionStart {
             reasons.add("settings recorded");
         }
         PartitionPosition position = known.position();
+        EpochOrigin origin = EpochOrigin.CONTINUED;
         if (known.topicId().isPresent() && !known.topicId().get().equals(topicId)) {
+            origin = EpochOrigin.TOPIC_RECREATED;
             position = position.nextIncarnation();
             reasons.add("the command topic was re-created (topic ID " + topicId + ", was " + known.topicId().get()
                     + "): its leases carry over and new tokens start above " + position.tokenBase());
         } else if (known.topicId().isEmpty() && position.nextOffset() > logEnd) {
+            origin = EpochOrigin.TOPIC_RECREATED;
             position = position.nextIncarnation();
             reasons.add("no topic ID was recorded and the log ends at " + logEnd + ", before the recorded offset: "
                     + "taken as a re-created topic (topic ID " + topicId + "); new tokens start above "
@@ -85,12 +89,14 @@ public sealed interface PartitionStart {
             reasons.add("records " + position.nextOffset() + ".." + (logStart - 1) + " are gone from the log and were "
                     + "never applied: no lease is granted or renewed until the longest TTL has passed");
             position = position.afterLoss(logStart);
+            origin = EpochOrigin.RECORDS_LOST;
         }
-        return reasons.isEmpty() ? new Resume(position.nextOffset()) : begin(topicId, position, settings,
+        return reasons.isEmpty() ? new Resume(position.nextOffset()) : begin(topicId, position, settings, origin,
                 String.join("; ", reasons));
     }
 
-    private static Begin begin(String topicId, PartitionPosition position, EngineSettings settings, String reason) {
-        return new Begin(new StoredPartition(Optional.of(topicId), position, Optional.of(settings)), reason);
+    private static Begin begin(String topicId, PartitionPosition position, EngineSettings settings, EpochOrigin origin,
+            String reason) {
+        return new Begin(new StoredPartition(Optional.of(topicId), position, Optional.of(settings)), origin, reason);
     }
 }

@@ -158,5 +158,22 @@ public final class PartitionState {
      */
     public void forgetEventsBelow(long offset) {
         events.keySet().removeIf(o -> o < offset);
+        newEvents.removeIf(e -> e.offset() < offset);
+    }
+
+    /**
+     * What the sweeper removes, removed from memory: request entries and expired leases past the
+     * request retention at the partition's clock (nothing a later record is decided by), and the
+     * record of what changed. A replay over a long log calls it now and then to stay within the
+     * retention's worth of memory; the replies and events it yields do not change.
+     */
+    public void compact(EngineSettings settings) {
+        Instant clock = position.clock();
+        requests.values().removeIf(entry -> !entry.rememberedAt(clock, settings));
+        leases.values().removeIf(lease -> !clock.isBefore(lease.expiresAt().plus(settings.requestRetention())));
+        changedLeases.clear();
+        removedLeases.clear();
+        changedRequests.clear();
+        newEvents.clear();
     }
 }

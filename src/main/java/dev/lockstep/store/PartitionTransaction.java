@@ -1,6 +1,7 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
@@ -47,5 +48,5 @@ public interface PartitionTransaction {
     long acknowledgedOffset();
 
     /** Records a new epoch of the partition (first start, re-created topic, lost records, new settings). */
-    void begin(StoredPartition partition, String reason);
+    void begin(StoredPartition partition, EpochOrigin origin, String reason);
 }

@@ -4,6 +4,7 @@ import static dev.lockstep.store.SqlArrays.EPOCH_MS;
 
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -46,8 +47,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     + "quarantine_to = EXCLUDED.quarantine_to, quarantine_until = EXCLUDED.quarantine_until, "
                     + "settings = EXCLUDED.settings, request_retention_ms = EXCLUDED.request_retention_ms";
     private static final String INSERT_EPOCH =
-            "INSERT INTO partition_epochs (topic, partition, start_offset, topic_id, token_base, settings, reason) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?)";
+            "INSERT INTO partition_epochs (topic, partition, start_offset, topic_id, token_base, settings, reason, "
+                    + "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String UPDATE_POSITION =
             "UPDATE partition_progress SET next_offset = ?, last_now = " + EPOCH_MS.formatted("?")
                     + ", quarantine_from = ?, quarantine_to = ?, quarantine_until = " + EPOCH_MS.formatted("?")
@@ -206,7 +207,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public void begin(StoredPartition started, String reason) {
+    public void begin(StoredPartition started, EpochOrigin origin, String reason) {
         PartitionPosition position = started.position();
         String topicId = started.topicId().orElseThrow(() -> new IllegalArgumentException("an epoch needs a topic ID"));
         EngineSettings settings = started.settings()
@@ -232,6 +233,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             epoch.setLong(5, position.tokenBase());
             epoch.setString(6, settings.canonical());
             epoch.setString(7, reason);
+            epoch.setString(8, origin.name());
             epoch.executeUpdate();
             events.setString(1, partition.topic());
             events.setInt(2, partition.partition());

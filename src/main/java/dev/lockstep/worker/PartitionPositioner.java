@@ -59,7 +59,7 @@ final class PartitionPositioner {
                 PartitionStart start = PartitionStart.decide(stored, identity.topicId(), starts.get(tp), ends.get(tp),
                         current, acceptSettingsChange, floor);
                 if (start instanceof PartitionStart.Begin begin) {
-                    tx.begin(begin.partition(), begin.reason());
+                    tx.begin(begin.partition(), begin.origin(), begin.reason());
                 }
                 boolean sameTopic = stored.flatMap(StoredPartition::topicId).equals(Optional.of(identity.topicId()));
                 return new Decided(start, sameTopic, sameTopic ? tx.acknowledgedOffset() : 0);

@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.PrintWriter;
@@ -72,6 +73,29 @@ class CliIT {
                 .isEqualTo(ExitCodes.INVALID);
         assertThat(run("release", "payment:42", "--owner", "worker-1").exitCode()).isZero();
         assertThat(run("status", "payment:42").exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+    }
+
+    @Test
+    void replayReproducesWhatTheWorkerDidAsTextOrJson() throws Exception {
+        assertThat(run("acquire", "replayed:1", "--owner", "w", "--ttl", "30").exitCode()).isZero();
+        assertThat(run("release", "replayed:1", "--owner", "w").exitCode()).isZero();
+        Run text = runReplay("--format", "text");
+        assertThat(text.exitCode()).as(text.out() + text.err()).isEqualTo(ReplayReport.REPRODUCED);
+        assertThat(text.out()).contains("0 divergences");
+        Run json = runReplay("--format", "json");
+        assertThat(json.json().path("outcome").asText()).isEqualTo("reproduced");
+        assertThat(json.json().path("events_compared").asInt()).isGreaterThanOrEqualTo(2);
+        Path impatient = Files.createTempFile("impatient", ".properties");
+        Files.writeString(impatient, "default.api.timeout.ms=2000\nrequest.timeout.ms=1000\n");
+        Run nowhere = runExactly("replay", "--bootstrap-servers", "127.0.0.1:1", "--db-url", env.database().jdbcUrl(),
+                "--kafka-config", impatient.toString());
+        assertThat(nowhere.exitCode()).isEqualTo(ReplayReport.CANNOT_VERIFY);
+    }
+
+    private static Run runReplay(String... args) {
+        List<String> full = new ArrayList<>(List.of("replay", "--db-url", env.database().jdbcUrl()));
+        full.addAll(List.of(args));
+        return run(full.toArray(String[]::new));
     }
 
     @Test

@@ -33,6 +33,7 @@ class PartitionStartTest {
         assertThat(begun.position().tokenAt(0)).isEqualTo(78);
         assertThat(begun.topicId()).contains("id-1");
         assertThat(begun.settings()).contains(SETTINGS);
+        assertThat(((PartitionStart.Begin) start).origin()).isEqualTo(EpochOrigin.FIRST_START);
     }
 
     @Test
@@ -55,6 +56,8 @@ class PartitionStartTest {
         assertThat(position.nextOffset()).isEqualTo(40);
         assertThat(position.quarantine()).contains(new Quarantine(10, 40, Optional.empty()));
         assertThat(((PartitionStart.Begin) start).reason()).contains("10..39");
+        assertThat(((PartitionStart.Begin) start).origin()).isEqualTo(EpochOrigin.RECORDS_LOST);
+        assertThat(EpochOrigin.RECORDS_LOST.stateFromLog()).isFalse();
     }
 
     @Test
@@ -67,6 +70,7 @@ class PartitionStartTest {
         assertThat(begun.position().clock()).isEqualTo(T0);
         assertThat(begun.topicId()).contains("id-1");
         assertThat(((PartitionStart.Begin) start).reason()).contains("re-created");
+        assertThat(((PartitionStart.Begin) start).origin()).isEqualTo(EpochOrigin.TOPIC_RECREATED);
     }
 
     @Test
@@ -81,6 +85,7 @@ class PartitionStartTest {
         PartitionStart accepted = PartitionStart.decide(stored("id-1", 5, 0, SETTINGS), "id-1", 0, 10, shorter, true, 0);
         assertThat(((PartitionStart.Begin) accepted).partition().settings()).contains(shorter);
         assertThat(((PartitionStart.Begin) accepted).partition().position().nextOffset()).isEqualTo(5);
+        assertThat(((PartitionStart.Begin) accepted).origin()).as("the state goes on").isEqualTo(EpochOrigin.CONTINUED);
     }
 
     @Test

@@ -6,6 +6,9 @@ import dev.lockstep.history.History;
 import dev.lockstep.history.HistoryChecker;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.replay.Replay;
+import dev.lockstep.replay.ReplayReport;
+import dev.lockstep.replay.TimeWindow;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -78,10 +82,20 @@ final class FaultRun implements AutoCloseable {
         HistoryChecker.Result result = HistoryChecker.check(history);
         report(result);
         result.assertSafe();
+        ReplayReport replay = replay();
+        System.out.println("lockstep replay after " + fault + ": " + replay.text().strip());
+        assertThat(replay.divergences()).as("what lockstep replay found").isEmpty();
+        assertThat(replay.unverifiable()).as("what lockstep replay could not verify").isEmpty();
+        assertThat(replay.eventsCompared()).as("events compared by the replay").isPositive();
         assertThat(faults).as("faults injected").isPositive();
         assertThat(result.requestsSent()).as("requests sent").isGreaterThan(500);
         assertThat(result.leasesGranted()).as("leases granted").isGreaterThan(50);
         return result;
+    }
+
+    /** {@code lockstep replay} over the run's topics and database, as an auditor runs it. */
+    ReplayReport replay() {
+        return new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL, replayed -> { });
     }
 
     private void report(HistoryChecker.Result result) {

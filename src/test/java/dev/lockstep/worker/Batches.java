@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
@@ -38,7 +39,7 @@ final class Batches {
     static void start(LockStore store, PartitionId partition) {
         store.inPartition(partition, tx -> {
             tx.begin(new StoredPartition(Optional.of("test-topic-id"), PartitionPosition.START, Optional.of(SETTINGS)),
-                    "test start");
+                    EpochOrigin.FIRST_START, "test start");
             return null;
         });
     }

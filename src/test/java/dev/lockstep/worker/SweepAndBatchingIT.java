@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionMachine;
@@ -207,7 +208,8 @@ class SweepAndBatchingIT {
             String topic = "retention-" + sweepBetween;
             PartitionId partition = new PartitionId(topic, 0);
             store.inPartition(partition, tx -> {
-                tx.begin(new StoredPartition(Optional.of("id"), PartitionPosition.START, Optional.of(settings)), "test");
+                tx.begin(new StoredPartition(Optional.of("id"), PartitionPosition.START, Optional.of(settings)),
+                        EpochOrigin.FIRST_START, "test");
                 return null;
             });
             BatchProcessor processor = Batches.processor(store, settings);

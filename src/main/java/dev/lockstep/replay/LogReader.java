@@ -1,0 +1,72 @@
+package dev.lockstep.replay;
+
+import dev.lockstep.kafka.KafkaSettings;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** Reads partitions from their start up to their end as it was when asked: no group, no commits. */
+final class LogReader implements AutoCloseable {
+
+    /** A partition's retained range. */
+    record Bounds(long start, long end) {
+    }
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+
+    LogReader(KafkaSettings kafka) {
+        this.consumer = new KafkaConsumer<>(kafka.with(Map.of(
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
+                ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024)),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    Bounds bounds(TopicPartition partition) {
+        long start = consumer.beginningOffsets(List.of(partition)).get(partition);
+        long end = consumer.endOffsets(List.of(partition)).get(partition);
+        return new Bounds(start, end);
+    }
+
+    /** Hands every record of {@code partition} within {@code bounds} to {@code sink}, in offset order. */
+    void read(TopicPartition partition, Bounds bounds, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        consumer.assign(List.of(partition));
+        consumer.seek(partition, bounds.start());
+        while (consumer.position(partition) < bounds.end()) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                if (record.offset() < bounds.end()) {
+                    sink.accept(record);
+                }
+            }
+        }
+    }
+
+    /** Every record of {@code topic}'s {@code partitions} (all when empty) as it is now. */
+    List<Published> readAll(String topic, Set<Integer> partitions) {
+        List<Published> published = new ArrayList<>();
+        for (var info : consumer.partitionsFor(topic)) {
+            if (!partitions.isEmpty() && !partitions.contains(info.partition())) {
+                continue;
+            }
+            TopicPartition partition = new TopicPartition(topic, info.partition());
+            read(partition, bounds(partition), r -> published.add(new Published(r.partition(), r.offset(),
+                    r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8), r.value())));
+        }
+        return published;
+    }
+
+    @Override
+    public void close() {
+        consumer.close();
+    }
+}

@@ -1,0 +1,112 @@
+package dev.lockstep.replay;
+
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.protocol.EventCodec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Compares what was published with what the log obliges: replies by request ID on each reply
+ * topic read, events by event ID. Duplicates with the same bytes are allowed (a publication redone).
+ */
+final class PublicationCheck {
+
+    private final Expectations expected;
+    private final List<Divergence> divergences = new ArrayList<>();
+    private int repliesCompared;
+    private int eventsCompared;
+
+    PublicationCheck(Expectations expected) {
+        this.expected = expected;
+    }
+
+    /**
+     * @param complete whether every partition of the log was replayed from its start: only then is a
+     *     reply for an unknown request ID forged (request IDs are per partition, replies do not say which)
+     */
+    void replies(String topic, List<Published> published, boolean complete) {
+        Set<String> answered = new HashSet<>();
+        for (Published reply : published) {
+            Optional<Expectations.ExpectedReply> known = expected.reply(topic, reply.key());
+            answered.add(reply.key());
+            if (known.isEmpty()) {
+                if (complete) {
+                    divergences.add(new Divergence(Divergence.Kind.REPLY_FORGED, topic + "-" + reply.partition() + "@"
+                            + reply.offset(), Optional.of(reply.key()), "no reply: no command record carries this request ID",
+                            reply.text()));
+                }
+                continue;
+            }
+            repliesCompared++;
+            if (!known.get().values().contains(reply.text())) {
+                divergences.add(new Divergence(Divergence.Kind.REPLY_DIFFERS, known.get().source(),
+                        Optional.of(reply.key()), String.join(" or ", known.get().values()), reply.text()));
+            }
+        }
+        expected.replies().getOrDefault(topic, Map.of()).forEach((requestId, reply) -> {
+            if (reply.required() && !answered.contains(requestId)) {
+                divergences.add(new Divergence(Divergence.Kind.REPLY_MISSING, reply.source(), Optional.of(requestId),
+                        String.join(" or ", reply.values()), "no reply on " + topic));
+            }
+        });
+    }
+
+    /** @param partitions the partitions replayed: events of others are not judged */
+    void events(List<Published> published, Set<Integer> partitions) {
+        Set<String> seen = new HashSet<>();
+        for (Published record : published) {
+            if (!partitions.contains(record.partition())) {
+                continue;
+            }
+            String id;
+            try {
+                id = EventCodec.decode(record.value()).eventId();
+            } catch (IllegalArgumentException e) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_FORGED, "events-" + record.partition() + "@"
+                        + record.offset(), Optional.empty(), "a lease event", record.text() + " (" + e.getMessage() + ")"));
+                continue;
+            }
+            seen.add(id);
+            Expectations.ExpectedEvent known = expected.events().get(id);
+            if (known == null) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_FORGED, "events-" + record.partition() + "@"
+                        + record.offset(), Optional.empty(), "no event: the log makes none with ID " + id, record.text()));
+                continue;
+            }
+            eventsCompared++;
+            Outbound.Event event = known.event();
+            Optional<String> requestId = EventCodec.decode(event.value()).requestId();
+            if (!event.entry().value().equals(record.text())) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_DIFFERS, event.source().position(), requestId,
+                        event.entry().value(), record.text()));
+            } else if (record.partition() != event.source().partition() || !record.key().equals(event.entry().resource())) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_MISPLACED, event.source().position(), requestId,
+                        "partition " + event.source().partition() + ", key " + event.entry().resource(),
+                        "partition " + record.partition() + ", key " + record.key()));
+            }
+        }
+        expected.events().forEach((id, known) -> {
+            if (known.required() && !seen.contains(id)) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_MISSING, known.event().source().position(),
+                        EventCodec.decode(known.event().value()).requestId(), known.event().entry().value(),
+                        "not published"));
+            }
+        });
+    }
+
+    List<Divergence> divergences() {
+        return divergences;
+    }
+
+    int repliesCompared() {
+        return repliesCompared;
+    }
+
+    int eventsCompared() {
+        return eventsCompared;
+    }
+}

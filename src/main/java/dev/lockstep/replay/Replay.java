@@ -1,0 +1,155 @@
+package dev.lockstep.replay;
+
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.RecordedEpoch;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.RecordedState;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.function.LongConsumer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * {@code lockstep replay}: re-runs the retained command log through the worker's engine and
+ * compares what it yields with what was published (replies, events) and stored (leases, positions).
+ * Reads only: no group, no commits, no database writes.
+ *
+ * <pre>{@code
+ * ReplayReport report = new Replay(kafka, database, topics).run(Optional.empty(), window, replayed -> {});
+ * System.out.print(report.text());
+ * System.exit(report.exitCode());      // 0 reproduced, 1 diverged, 2 cannot verify
+ * }</pre>
+ */
+public final class Replay {
+
+    private final KafkaSettings kafka;
+    private final DatabaseSettings database;
+    private final TopicNames topics;
+
+    public Replay(KafkaSettings kafka, DatabaseSettings database, TopicNames topics) {
+        this.kafka = kafka;
+        this.database = database;
+        this.topics = topics;
+    }
+
+    /**
+     * @param only one partition, or all
+     * @param window the log time whose records are compared (all records are replayed)
+     * @param progress told the number of records replayed so far, now and then
+     */
+    public ReplayReport run(Optional<Integer> only, TimeWindow window, LongConsumer progress) {
+        TopicDescription described = describe();
+        String topicId = described.topicId().toString();
+        int partitions = described.partitions().size();
+        RecordedState recorded = RecordedState.read(database, topics.commands());
+        Expectations expected = new Expectations(window);
+        List<String> unverifiable = new ArrayList<>();
+        Set<Integer> replayed = new TreeSet<>();
+        List<Divergence> divergences = new ArrayList<>();
+        int partitionsCompared = 0;
+        long records = 0;
+        try (LogReader reader = new LogReader(kafka)) {
+            for (int p = 0; p < partitions; p++) {
+                if (only.isPresent() && only.get() != p) {
+                    continue;
+                }
+                TopicPartition tp = new TopicPartition(topics.commands(), p);
+                LogReader.Bounds bounds = reader.bounds(tp);
+                List<RecordedEpoch> epochs = recorded.epochs().getOrDefault(p, List.of()).stream()
+                        .filter(e -> e.topicId().equals(topicId)).toList();
+                PartitionReplay replay = PartitionReplay.start(epochs, bounds.start());
+                long applied = Optional.ofNullable(recorded.progress().get(p))
+                        .filter(r -> r.topicId().equals(Optional.of(topicId)))
+                        .map(RecordedState.Progress::nextOffset).orElse(0L);
+                long before = records;
+                long[] count = {records};
+                reader.read(tp, bounds, r -> {
+                    replay.apply(Inbound.of(r), (record, step) -> expected.add(record, step, record.offset() < applied));
+                    if (++count[0] % 50_000 == 0) {
+                        progress.accept(count[0]);
+                    }
+                });
+                records = before + replay.replayed();
+                if (replay.unverifiable().isPresent()) {
+                    if (bounds.end() > bounds.start()) {
+                        unverifiable.add(tp + ": " + replay.unverifiable().get());
+                    }
+                    continue;
+                }
+                replayed.add(p);
+                if (compareState(tp, replay, bounds, recorded, divergences, unverifiable)) {
+                    partitionsCompared++;
+                }
+            }
+            progress.accept(records);
+            boolean complete = only.isEmpty() && unverifiable.isEmpty() && window.isAll();
+            PublicationCheck check = new PublicationCheck(expected);
+            Set<String> replyTopics = new TreeSet<>(expected.replies().keySet());
+            replyTopics.add(topics.replies());
+            Set<String> existing = existingTopics();
+            for (String topic : replyTopics) {
+                if (existing.contains(topic)) {
+                    check.replies(topic, reader.readAll(topic, Set.of()), complete);
+                } else {
+                    unverifiable.add("reply topic " + topic + " does not exist: its replies were not compared");
+                }
+            }
+            check.events(reader.readAll(topics.events(), replayed), replayed);
+            divergences.addAll(check.divergences());
+            return new ReplayReport(records, check.repliesCompared(), check.eventsCompared(), partitionsCompared,
+                    divergences, unverifiable);
+        }
+    }
+
+    /** Compares the database's rows when it is exactly where the log ends; says why not otherwise. */
+    private static boolean compareState(TopicPartition tp, PartitionReplay replay, LogReader.Bounds bounds,
+            RecordedState recorded, List<Divergence> divergences, List<String> unverifiable) {
+        RecordedState.Progress progress = recorded.progress().get(tp.partition());
+        PartitionState state = replay.state().orElseThrow();
+        if (progress == null) {
+            return false;
+        }
+        if (progress.nextOffset() != bounds.end()) {
+            unverifiable.add(tp + ": the database is at offset " + progress.nextOffset() + ", the log ends at "
+                    + bounds.end() + " (a worker is running, or behind): its rows were not compared");
+            return false;
+        }
+        divergences.addAll(StateCheck.compare(tp.toString(), state, replay.machine().orElseThrow().settings(), progress,
+                recorded.leases().getOrDefault(tp.partition(), List.of())));
+        return true;
+    }
+
+    private TopicDescription describe() {
+        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+            return admin.describeTopics(List.of(topics.commands())).allTopicNames().get().get(topics.commands());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted while describing " + topics.commands(), e);
+        } catch (ExecutionException e) {
+            throw new KafkaException("describing the command topic " + topics.commands() + " failed: "
+                    + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    private Set<String> existingTopics() {
+        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+            return admin.listTopics().names().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaException("interrupted while listing topics", e);
+        } catch (ExecutionException e) {
+            throw new KafkaException("listing topics failed: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+}

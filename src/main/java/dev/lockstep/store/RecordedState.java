@@ -1,0 +1,102 @@
+package dev.lockstep.store;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EpochOrigin;
+import dev.lockstep.engine.RecordedEpoch;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * What the database holds for one command topic, read in one read-only transaction, without
+ * migrating or writing anything: what a replay compares the log with.
+ *
+ * @param epochs every recorded epoch start, by partition, in the order they began
+ * @param progress each partition's position: next offset, clock, token base
+ * @param leases each partition's lease rows
+ */
+public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Integer, Progress> progress,
+        Map<Integer, List<Lease>> leases) {
+
+    /** A partition's {@code partition_progress} row. */
+    public record Progress(Optional<String> topicId, long nextOffset, Instant clock, long tokenBase) {
+    }
+
+    private static final String EPOCHS =
+            "SELECT partition, start_offset, topic_id, token_base, settings, origin, reason FROM partition_epochs "
+                    + "WHERE topic = ? ORDER BY partition, recorded_at, start_offset";
+    private static final String PROGRESS =
+            "SELECT partition, topic_id, next_offset, last_now, token_base FROM partition_progress WHERE topic = ?";
+    private static final String LEASES =
+            "SELECT partition, resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
+                    + "WHERE topic = ?";
+
+    public static RecordedState read(DatabaseSettings database, String topic) {
+        Properties credentials = new Properties();
+        database.user().ifPresent(u -> credentials.setProperty("user", u));
+        database.password().ifPresent(p -> credentials.setProperty("password", p));
+        try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), credentials)) {
+            connection.setReadOnly(true);
+            connection.setAutoCommit(false);
+            // One snapshot for the three tables: a worker running meanwhile cannot tear them apart.
+            connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            RecordedState state = new RecordedState(epochs(connection, topic), progress(connection, topic),
+                    leases(connection, topic));
+            connection.rollback();
+            return state;
+        } catch (SQLException e) {
+            throw new StoreException("reading what the database recorded for " + topic + " at "
+                    + DatabaseSettings.redact(database.jdbcUrl()) + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static Map<Integer, List<RecordedEpoch>> epochs(Connection connection, String topic) throws SQLException {
+        Map<Integer, List<RecordedEpoch>> epochs = new HashMap<>();
+        try (PreparedStatement select = select(connection, EPOCHS, topic); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                epochs.computeIfAbsent(rs.getInt(1), p -> new ArrayList<>()).add(new RecordedEpoch(rs.getLong(2),
+                        rs.getString(3), rs.getLong(4), EngineSettings.parse(rs.getString(5)),
+                        EpochOrigin.valueOf(rs.getString(6)), rs.getString(7)));
+            }
+        }
+        return epochs;
+    }
+
+    private static Map<Integer, Progress> progress(Connection connection, String topic) throws SQLException {
+        Map<Integer, Progress> progress = new HashMap<>();
+        try (PreparedStatement select = select(connection, PROGRESS, topic); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                progress.put(rs.getInt(1), new Progress(Optional.ofNullable(rs.getString(2)), rs.getLong(3),
+                        SqlArrays.instant(rs, 4), rs.getLong(5)));
+            }
+        }
+        return progress;
+    }
+
+    private static Map<Integer, List<Lease>> leases(Connection connection, String topic) throws SQLException {
+        Map<Integer, List<Lease>> leases = new HashMap<>();
+        try (PreparedStatement select = select(connection, LEASES, topic); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                leases.computeIfAbsent(rs.getInt(1), p -> new ArrayList<>()).add(new Lease(rs.getString(2),
+                        rs.getString(3), rs.getLong(4), SqlArrays.instant(rs, 5), SqlArrays.instant(rs, 6)));
+            }
+        }
+        return leases;
+    }
+
+    private static PreparedStatement select(Connection connection, String sql, String topic) throws SQLException {
+        PreparedStatement select = connection.prepareStatement(sql);
+        select.setString(1, topic);
+        return select;
+    }
+}
