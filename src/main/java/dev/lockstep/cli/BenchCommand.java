@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.bench.Benchmark;
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.replay.ReplayThroughput;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.worker.ApplyMode;
 import java.io.IOException;
@@ -65,6 +66,10 @@ final class BenchCommand implements Callable<Integer> {
             description = "Which of ECHO, PER_COMMAND, BATCH to run (for tuning). Default: all three.")
     List<ApplyMode> modes;
 
+    @Option(names = "--replay", description = "Measure only lockstep replay's engine, in memory on one thread "
+            + "(no broker, no database): records/s against reading and answering alone.")
+    boolean replay;
+
     @Spec
     CommandSpec spec;
 
@@ -72,6 +77,13 @@ final class BenchCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException, SQLException {
         ClientOptions.quietKafkaLogs();
         PrintWriter printer = spec.commandLine().getOut();
+        if (replay) {
+            ReplayThroughput.Result result = ReplayThroughput.measure(500_000, printer);
+            printer.printf("replay: %,.0f records/s on one thread; baseline (read and answer, no lock rules) %,.0f "
+                    + "records/s; ratio %.2f%n", result.replayPerSecond(), result.baselinePerSecond(), result.ratio());
+            printer.flush();
+            return ExitCodes.OK;
+        }
         List<ApplyMode> chosenModes = modes != null ? modes : Benchmark.MODES;
         Benchmark.Plan plan = quick
                 ? new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false)),

@@ -12,7 +12,7 @@ import picocli.CommandLine;
         description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
         subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
                 LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
-                ReplayCommand.class, BenchCommand.class},
+                ReplayCommand.class, AuditCommand.class, BenchCommand.class},
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {
@@ -32,7 +32,8 @@ public final class LockstepCli {
         System.exit(cli.execute(args));
     }
 
-    static CommandLine commandLine(Map<String, String> env) {
+    /** The command line as {@link #main} runs it, with {@code env} for its defaults: for tests that run the CLI in-process. */
+    public static CommandLine commandLine(Map<String, String> env) {
         CommandLine cli = new CommandLine(LockstepCli.class);
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setDefaultValueProvider(new ConfigDefaults(env));

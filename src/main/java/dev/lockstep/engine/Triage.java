@@ -4,10 +4,10 @@ import dev.lockstep.core.FieldError;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
+import dev.lockstep.protocol.ResourcePartition;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Decodes a record, checks that it is on its resource's partition, and settles its reply route:
@@ -57,7 +57,7 @@ final class Triage {
 
     /** The partition the Java client's default partitioner chooses for a key: murmur2, made positive, mod count. */
     static int partitionOf(byte[] key, int partitions) {
-        return Utils.toPositive(Utils.murmur2(key)) % partitions;
+        return ResourcePartition.of(key, partitions);
     }
 
     private static FieldError wrongPartition(int actual, int expected) {

@@ -4,9 +4,11 @@ import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RecordedEpoch;
 import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.kafka.LogReader;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.RecordedState;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,12 +102,12 @@ public final class Replay {
             Set<String> existing = existingTopics();
             for (String topic : replyTopics) {
                 if (existing.contains(topic)) {
-                    check.replies(topic, reader.readAll(topic, Set.of()), complete);
+                    check.replies(topic, published(reader, topic, Set.of()), complete);
                 } else {
                     unverifiable.add("reply topic " + topic + " does not exist: its replies were not compared");
                 }
             }
-            check.events(reader.readAll(topics.events(), replayed), replayed);
+            check.events(published(reader, topics.events(), replayed), replayed);
             divergences.addAll(check.divergences());
             return new ReplayReport(records, check.repliesCompared(), check.eventsCompared(), partitionsCompared,
                     divergences, unverifiable);
@@ -128,6 +130,13 @@ public final class Replay {
         divergences.addAll(StateCheck.compare(tp.toString(), state, replay.machine().orElseThrow().settings(), progress,
                 recorded.leases().getOrDefault(tp.partition(), List.of())));
         return true;
+    }
+
+    private static List<Published> published(LogReader reader, String topic, Set<Integer> partitions) {
+        List<Published> published = new ArrayList<>();
+        reader.readAll(topic, partitions, r -> published.add(new Published(r.partition(), r.offset(),
+                r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8), r.value())));
+        return published;
     }
 
     private TopicDescription describe() {

@@ -6,6 +6,7 @@ import dev.lockstep.engine.Outbound;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.ReplyDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -53,7 +54,20 @@ public final class HistoryChecker {
         }
     }
 
+    /** One lease of a resource as the replies told it. */
+    public record SeenLease(String owner, long fencingToken, Instant from, Instant until) {
+    }
+
     private HistoryChecker() {
+    }
+
+    /** The leases of every resource, in order, as the replies of {@code history} told them. */
+    public static Map<String, List<SeenLease>> leasesSeen(History history) {
+        SequentialModel model = SequentialModel.replay(history.log(), history.settings(), history.starts(),
+                Arbitration.RULES, history.events().map(ObservedEvents::commandTopic).orElse("log"));
+        Map<String, List<SeenLease>> seen = new TreeMap<>();
+        timelines(history, model).forEach((resource, timeline) -> seen.put(resource, timeline.leases()));
+        return seen;
     }
 
     public static Result check(History history) {

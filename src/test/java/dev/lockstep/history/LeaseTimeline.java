@@ -113,4 +113,10 @@ final class LeaseTimeline {
     int grantCount() {
         return grants.size();
     }
+
+    /** Each lease as the replies told it: owner, token, from its grant to its end. */
+    List<HistoryChecker.SeenLease> leases() {
+        return grants.stream().map(g -> new HistoryChecker.SeenLease(g.first.owner(), g.first.fencingToken(),
+                g.first.acquiredAt(), g.end())).toList();
+    }
 }

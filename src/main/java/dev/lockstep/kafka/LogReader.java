@@ -1,9 +1,6 @@
-package dev.lockstep.replay;
+package dev.lockstep.kafka;
 
-import dev.lockstep.kafka.KafkaSettings;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,15 +12,15 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads partitions from their start up to their end as it was when asked: no group, no commits. */
-final class LogReader implements AutoCloseable {
+public final class LogReader implements AutoCloseable {
 
     /** A partition's retained range. */
-    record Bounds(long start, long end) {
+    public record Bounds(long start, long end) {
     }
 
     private final KafkaConsumer<byte[], byte[]> consumer;
 
-    LogReader(KafkaSettings kafka) {
+    public LogReader(KafkaSettings kafka) {
         this.consumer = new KafkaConsumer<>(kafka.with(Map.of(
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
@@ -32,14 +29,14 @@ final class LogReader implements AutoCloseable {
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
-    Bounds bounds(TopicPartition partition) {
+    public Bounds bounds(TopicPartition partition) {
         long start = consumer.beginningOffsets(List.of(partition)).get(partition);
         long end = consumer.endOffsets(List.of(partition)).get(partition);
         return new Bounds(start, end);
     }
 
     /** Hands every record of {@code partition} within {@code bounds} to {@code sink}, in offset order. */
-    void read(TopicPartition partition, Bounds bounds, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+    public void read(TopicPartition partition, Bounds bounds, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         consumer.assign(List.of(partition));
         consumer.seek(partition, bounds.start());
         while (consumer.position(partition) < bounds.end()) {
@@ -51,18 +48,19 @@ final class LogReader implements AutoCloseable {
         }
     }
 
-    /** Every record of {@code topic}'s {@code partitions} (all when empty) as it is now. */
-    List<Published> readAll(String topic, Set<Integer> partitions) {
-        List<Published> published = new ArrayList<>();
+    /** Every record of {@code topic}'s {@code partitions} (all when empty) as it is now, partition by partition. */
+    public void readAll(String topic, Set<Integer> partitions, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
         for (var info : consumer.partitionsFor(topic)) {
-            if (!partitions.isEmpty() && !partitions.contains(info.partition())) {
-                continue;
+            if (partitions.isEmpty() || partitions.contains(info.partition())) {
+                TopicPartition partition = new TopicPartition(topic, info.partition());
+                read(partition, bounds(partition), sink);
             }
-            TopicPartition partition = new TopicPartition(topic, info.partition());
-            read(partition, bounds(partition), r -> published.add(new Published(r.partition(), r.offset(),
-                    r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8), r.value())));
         }
-        return published;
+    }
+
+    /** How many partitions {@code topic} has. */
+    public int partitionCount(String topic) {
+        return consumer.partitionsFor(topic).size();
     }
 
     @Override

@@ -1,0 +1,49 @@
+package dev.lockstep.audit;
+
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One hold of a resource: one fencing token, from its grant to its end.
+ *
+ * @param expiresAt the end its latest grant or extension set; a hold still {@link End#HELD} is not
+ *     held at or after it, even before a record shows the expiry
+ * @param endedAt when it was released or expired; empty while held
+ */
+public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
+        End end) {
+
+    /** How a hold ended, as far as the log has shown. */
+    public enum End {
+        RELEASED, EXPIRED, HELD;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public Hold {
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(acquiredAt, "acquiredAt");
+        Objects.requireNonNull(expiresAt, "expiresAt");
+        Objects.requireNonNull(endedAt, "endedAt");
+        Objects.requireNonNull(end, "end");
+    }
+
+    /** The instant from which it is no longer held: its end, or while held its expiry. */
+    public Instant until() {
+        return endedAt.orElse(expiresAt);
+    }
+
+    /** Whether the resource was held by this hold at {@code t}: from the grant, before the end. */
+    public boolean covers(Instant t) {
+        return !t.isBefore(acquiredAt) && t.isBefore(until());
+    }
+
+    /** Whether it overlaps {@code [from, to)}. */
+    public boolean overlaps(Instant from, Instant to) {
+        return acquiredAt.isBefore(to) && until().isAfter(from);
+    }
+}

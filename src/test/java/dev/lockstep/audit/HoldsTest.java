@@ -1,0 +1,91 @@
+package dev.lockstep.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.protocol.LeaseEvent;
+import dev.lockstep.protocol.LeaseEvent.Kind;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Holds folded from lease events, with no I/O. */
+class HoldsTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-03T02:00:00Z");
+    private final List<LeaseEvent> events = new ArrayList<>();
+
+    private void event(Kind kind, String owner, long token, long at, Long expires) {
+        events.add(new LeaseEvent("t-0/" + events.size() + ".0", kind, "job", owner, token, T0.plusSeconds(at),
+                Optional.ofNullable(expires).map(T0::plusSeconds), "t-0@" + events.size(), Optional.of("r")));
+    }
+
+    /** A job run twice: a stalls past its TTL, b takes over, a's late release is refused (no event). */
+    private Holds runTwice() {
+        event(Kind.GRANTED, "a", 1, 0, 30L);
+        event(Kind.EXTENDED, "a", 1, 10, 40L);
+        event(Kind.EXPIRED, "a", 1, 40, null);
+        event(Kind.TAKEN_OVER, "b", 3, 45, 75L);
+        event(Kind.RELEASED, "b", 3, 50, null);
+        event(Kind.GRANTED, "c", 5, 60, 90L);
+        return Holds.of("job", events);
+    }
+
+    @Test
+    void eachTokenIsOneHoldFromItsGrantToItsEnd() {
+        List<Hold> holds = runTwice().all();
+        assertThat(holds).extracting(Hold::owner).containsExactly("a", "b", "c");
+        assertThat(holds.get(0)).isEqualTo(new Hold("a", 1, T0, T0.plusSeconds(40), Optional.of(T0.plusSeconds(40)),
+                Hold.End.EXPIRED));
+        assertThat(holds.get(1).end()).isEqualTo(Hold.End.RELEASED);
+        assertThat(holds.get(1).endedAt()).contains(T0.plusSeconds(50));
+        assertThat(holds.get(2).end()).isEqualTo(Hold.End.HELD);
+        assertThat(holds.get(2).endedAt()).isEmpty();
+    }
+
+    @Test
+    void atAnInstantAtMostOneHoldCoversItGrantInclusiveEndExclusive() {
+        Holds holds = runTwice();
+        assertThat(holds.at(T0)).map(Hold::owner).contains("a");
+        assertThat(holds.at(T0.plusSeconds(40).minusMillis(1))).map(Hold::owner).contains("a");
+        assertThat(holds.at(T0.plusSeconds(40))).as("the expiry instant is no longer held").isEmpty();
+        assertThat(holds.at(T0.plusSeconds(45))).map(Hold::owner).contains("b");
+        assertThat(holds.at(T0.plusSeconds(50))).isEmpty();
+        assertThat(holds.at(T0.plusSeconds(89))).map(Hold::owner).contains("c");
+        assertThat(holds.at(T0.plusSeconds(90))).as("held, but past its expiry").isEmpty();
+        assertThat(holds.between(T0.plusSeconds(39), T0.plusSeconds(46))).extracting(Hold::owner).containsExactly("a", "b");
+    }
+
+    @Test
+    void duplicatesOfARedonePublicationCountOnce() {
+        List<Hold> once = runTwice().all();
+        List<LeaseEvent> twice = new ArrayList<>(events);
+        twice.addAll(3, events.subList(0, 3));
+        assertThat(Holds.of("job", twice).all()).isEqualTo(once);
+    }
+
+    @Test
+    void jsonAndTextSayTheSame() throws Exception {
+        Holds holds = runTwice();
+        JsonNode json = new ObjectMapper().readTree(AuditFormat.JSON.write(List.of(holds)));
+        assertThat(json.path("resource").asText()).isEqualTo("job");
+        assertThat(json.path("holds")).hasSize(3);
+        assertThat(json.path("holds").get(0).path("end").asText()).isEqualTo("expired");
+        assertThat(json.path("holds").get(2).path("ended_at").isNull()).isTrue();
+        assertThat(json.path("holds").get(1).path("fencing_token").asLong()).isEqualTo(3);
+        assertThat(AuditFormat.TEXT.write(List.of(holds))).contains("job: 3 holds").contains("held (expires then)");
+    }
+
+    @Test
+    void theHtmlIsSelfContainedAndAnOwnerCannotCloseItsScript() {
+        events.add(new LeaseEvent("t-0/9.0", Kind.GRANTED, "job", "</script><script>alert(1)</script>", 9, T0,
+                Optional.of(T0.plusSeconds(5)), "t-0@9", Optional.empty()));
+        String html = AuditFormat.HTML.write(List.of(Holds.of("job", events)));
+        assertThat(html).doesNotContain("</script><script>alert").contains("\\u003c/script>");
+        assertThat(html).as("nothing fetched from a network").doesNotContain("src=").doesNotContain("href=")
+                .doesNotContain("@import").doesNotContain("url(");
+    }
+}
