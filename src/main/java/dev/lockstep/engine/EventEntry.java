@@ -9,11 +9,13 @@ import java.util.Objects;
  *
  * @param offset the command record that made or showed the change
  * @param index its place among that record's events
+ * @param eventId the {@code event_id} inside {@code value}
  * @param value the event's JSON ({@link dev.lockstep.protocol.EventCodec})
  */
-public record EventEntry(long offset, int index, String resource, String value) {
+public record EventEntry(long offset, int index, String eventId, String resource, String value) {
 
     public EventEntry {
+        Objects.requireNonNull(eventId, "eventId");
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(value, "value");
     }

@@ -33,7 +33,7 @@ final class EventWriter {
         int index = written.size();
         LeaseEvent event = new LeaseEvent(idPrefix + index, kind, lease.resource(), lease.owner(), lease.fencingToken(),
                 at, expiresAt, record.position(), requestId);
-        EventEntry entry = new EventEntry(record.offset(), index, lease.resource(),
+        EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), lease.resource(),
                 new String(EventCodec.encode(event), StandardCharsets.UTF_8));
         state.add(entry);
         written.add(new Outbound.Event(record, entry));

@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,7 +53,7 @@ public final class PartitionState {
             Collection<EventEntry> events) {
         this.position = position;
         this.leases = new HashMap<>(leases);
-        this.requests = new HashMap<>(requests);
+        this.requests = new LinkedHashMap<>(requests);
         leases.values().stream().filter(lease -> lease.isLiveAt(position.clock())).forEach(live::add);
         events.forEach(e -> this.events.computeIfAbsent(e.offset(), o -> new ArrayList<>()).add(e));
         this.events.values().forEach(list -> list.sort(Comparator.comparingInt(EventEntry::index)));
@@ -157,8 +158,15 @@ public final class PartitionState {
      * long log keeps only what it may still publish again.
      */
     public void forgetEventsBelow(long offset) {
-        events.keySet().removeIf(o -> o < offset);
-        newEvents.removeIf(e -> e.offset() < offset);
+        if (!events.isEmpty()) {
+            events.keySet().removeIf(o -> o < offset);
+        }
+        // Appended in offset order: a replay forgets all of them after each record, in constant time.
+        if (!newEvents.isEmpty() && newEvents.get(newEvents.size() - 1).offset() < offset) {
+            newEvents.clear();
+        } else {
+            newEvents.removeIf(e -> e.offset() < offset);
+        }
     }
 
     /**
@@ -169,7 +177,11 @@ public final class PartitionState {
      */
     public void compact(EngineSettings settings) {
         Instant clock = position.clock();
-        requests.values().removeIf(entry -> !entry.rememberedAt(clock, settings));
+        // Entries are added in log-time order: the ones past the retention are at the head.
+        Iterator<RequestEntry> oldest = requests.values().iterator();
+        while (oldest.hasNext() && !oldest.next().rememberedAt(clock, settings)) {
+            oldest.remove();
+        }
         leases.values().removeIf(lease -> !clock.isBefore(lease.expiresAt().plus(settings.requestRetention())));
         changedLeases.clear();
         removedLeases.clear();

@@ -37,12 +37,24 @@ public final class Fingerprint {
         return token.isPresent() ? Long.toString(token.getAsLong()) : "-";
     }
 
-    private static String sha256(String text) {
+    private static final MessageDigest SHA_256;
+
+    static {
         try {
-            MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+            SHA_256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JVM provides SHA-256", e);
         }
+    }
+
+    private static String sha256(String text) {
+        // A clone is far cheaper than a provider lookup, and each caller gets its own.
+        MessageDigest digest;
+        try {
+            digest = (MessageDigest) SHA_256.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
+        }
+        return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
     }
 }

@@ -3,13 +3,13 @@ package dev.lockstep.replay;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.Step;
-import dev.lockstep.protocol.EventCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What the replayed records oblige the worker to have published: the replies each request ID may
@@ -17,16 +17,47 @@ import java.util.Set;
  */
 final class Expectations {
 
-    /** A reply the log gives, and whether a published one must exist (the record was applied and is in the window). */
-    record ExpectedReply(String source, Set<String> values, boolean required) {
+    /**
+     * The replies the log gives a request ID (usually one), from its first record, and whether a
+     * published one must exist (a record of it was applied and is in the window). Kept small: a
+     * replay holds one per request ID of the log.
+     */
+    record ExpectedReply(String topic, int partition, long offset, List<byte[]> values, boolean required) {
+
+        String source() {
+            return topic + "-" + partition + "@" + offset;
+        }
+
+        boolean allows(byte[] published) {
+            return values.stream().anyMatch(v -> Arrays.equals(v, published));
+        }
+
+        /** The replies, readable: what a divergence names as expected. */
+        String described() {
+            return String.join(" or ", values.stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList());
+        }
+
+        ExpectedReply with(byte[] value, boolean alsoRequired) {
+            List<byte[]> more = values;
+            if (!allows(value)) {
+                more = new ArrayList<>(values);
+                more.add(value);
+            }
+            return new ExpectedReply(topic, partition, offset, more, required || alsoRequired);
+        }
     }
 
     private final TimeWindow window;
     private final Map<String, Map<String, ExpectedReply>> replies = new HashMap<>();
     private final Map<String, ExpectedEvent> events = new HashMap<>();
 
-    /** An event the log makes, and whether it must have been published. */
-    record ExpectedEvent(Outbound.Event event, boolean required) {
+    /** An event the log makes, where, and whether it must have been published. */
+    record ExpectedEvent(String value, String resource, String topic, int partition, long offset,
+            Optional<String> requestId, boolean required) {
+
+        String source() {
+            return topic + "-" + partition + "@" + offset;
+        }
     }
 
     Expectations(TimeWindow window) {
@@ -39,16 +70,18 @@ final class Expectations {
      */
     void add(Inbound record, Step step, boolean applied) {
         boolean required = applied && record.logAppendTime().map(window::contains).orElse(false);
-        step.events().forEach(event -> events.put(EventCodec.decode(event.value()).eventId(),
-                new ExpectedEvent(event, required)));
+        Optional<String> requestId = step.answer() instanceof Outbound.ReplyRecord reply
+                ? Optional.of(reply.requestId()) : Optional.empty();
+        for (Outbound.Event event : step.events()) {
+            events.put(event.entry().eventId(), new ExpectedEvent(event.entry().value(), event.entry().resource(),
+                    record.topic(), record.partition(), record.offset(), requestId, required));
+        }
         if (step.answer() instanceof Outbound.ReplyRecord reply) {
-            String value = new String(reply.value(), StandardCharsets.UTF_8);
+            // The encoder's bytes, kept as they are: one copy per request ID of the log is what a replay holds.
+            byte[] value = reply.value();
             replies.computeIfAbsent(reply.route().topic(), t -> new HashMap<>()).merge(reply.requestId(),
-                    new ExpectedReply(record.position(), new LinkedHashSet<>(Set.of(value)), required),
-                    (known, more) -> {
-                        known.values().add(value);
-                        return new ExpectedReply(known.source(), known.values(), known.required() || required);
-                    });
+                    new ExpectedReply(record.topic(), record.partition(), record.offset(), List.of(value), required),
+                    (known, more) -> known.with(value, required));
         }
     }
 

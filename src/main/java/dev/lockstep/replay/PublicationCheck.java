@@ -1,6 +1,5 @@
 package dev.lockstep.replay;
 
-import dev.lockstep.engine.Outbound;
 import dev.lockstep.protocol.EventCodec;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -42,15 +41,15 @@ final class PublicationCheck {
                 continue;
             }
             repliesCompared++;
-            if (!known.get().values().contains(reply.text())) {
+            if (!known.get().allows(reply.value())) {
                 divergences.add(new Divergence(Divergence.Kind.REPLY_DIFFERS, known.get().source(),
-                        Optional.of(reply.key()), String.join(" or ", known.get().values()), reply.text()));
+                        Optional.of(reply.key()), known.get().described(), reply.text()));
             }
         }
         expected.replies().getOrDefault(topic, Map.of()).forEach((requestId, reply) -> {
             if (reply.required() && !answered.contains(requestId)) {
                 divergences.add(new Divergence(Divergence.Kind.REPLY_MISSING, reply.source(), Optional.of(requestId),
-                        String.join(" or ", reply.values()), "no reply on " + topic));
+                        reply.described(), "no reply on " + topic));
             }
         });
     }
@@ -78,22 +77,19 @@ final class PublicationCheck {
                 continue;
             }
             eventsCompared++;
-            Outbound.Event event = known.event();
-            Optional<String> requestId = EventCodec.decode(event.value()).requestId();
-            if (!event.entry().value().equals(record.text())) {
-                divergences.add(new Divergence(Divergence.Kind.EVENT_DIFFERS, event.source().position(), requestId,
-                        event.entry().value(), record.text()));
-            } else if (record.partition() != event.source().partition() || !record.key().equals(event.entry().resource())) {
-                divergences.add(new Divergence(Divergence.Kind.EVENT_MISPLACED, event.source().position(), requestId,
-                        "partition " + event.source().partition() + ", key " + event.entry().resource(),
+            if (!known.value().equals(record.text())) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_DIFFERS, known.source(), known.requestId(),
+                        known.value(), record.text()));
+            } else if (record.partition() != known.partition() || !record.key().equals(known.resource())) {
+                divergences.add(new Divergence(Divergence.Kind.EVENT_MISPLACED, known.source(), known.requestId(),
+                        "partition " + known.partition() + ", key " + known.resource(),
                         "partition " + record.partition() + ", key " + record.key()));
             }
         }
         expected.events().forEach((id, known) -> {
             if (known.required() && !seen.contains(id)) {
-                divergences.add(new Divergence(Divergence.Kind.EVENT_MISSING, known.event().source().position(),
-                        EventCodec.decode(known.event().value()).requestId(), known.event().entry().value(),
-                        "not published"));
+                divergences.add(new Divergence(Divergence.Kind.EVENT_MISSING, known.source(), known.requestId(),
+                        known.value(), "not published"));
             }
         });
     }

@@ -11,6 +11,8 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.protocol.EventCodec;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -151,7 +153,9 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setLong(4, toOffset);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getString(4)));
+                    String value = rs.getString(4);
+                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), EventCodec.decode(
+                            value.getBytes(StandardCharsets.UTF_8)).eventId(), rs.getString(3), value));
                 }
             }
             return events;

@@ -11,7 +11,6 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.Step;
 import dev.lockstep.protocol.CommandDecoder;
-import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.ParsedCommand;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -99,7 +98,7 @@ final class SequentialModel {
         Inbound inbound = new Inbound(topic, record.partition(), record.offset(), record.key(), record.value(),
                 new RecordHeaders(), Optional.of(record.logAppendTime()));
         Step step = machine.step(inbound, state);
-        step.events().forEach(e -> events.put(EventCodec.decode(e.value()).eventId(), e));
+        step.events().forEach(e -> events.put(e.entry().eventId(), e));
         state.forgetEventsBelow(record.offset());
         Outbound out = step.answer();
         if (!(out instanceof Outbound.ReplyRecord reply)) {
