@@ -33,6 +33,7 @@ public enum AuditFormat {
             hold.endedAt().ifPresentOrElse(t -> node.put("ended_at", ReplyEncoder.formatTime(t)),
                     () -> node.putNull("ended_at"));
             node.put("end", hold.end().wireName());
+            node.put("taken_over", hold.takenOver());
         }
         return root;
     }
@@ -48,12 +49,14 @@ public enum AuditFormat {
         for (Holds holds : resources) {
             out.append(holds.resource()).append(": ").append(holds.all().size()).append(" holds\n");
             if (!holds.all().isEmpty()) {
-                out.append(String.format("  %-24s %6s  %-24s  %-24s  %s%n", "owner", "token", "acquired_at", "until", "end"));
+                out.append(String.format("  %-24s %6s  %-24s  %-24s  %s%n", "owner", "token", "acquired_at", "until",
+                        "end"));
             }
             for (Hold hold : holds.all()) {
                 out.append(String.format("  %-24s %6d  %-24s  %-24s  %s%n", hold.owner(), hold.fencingToken(),
                         ReplyEncoder.formatTime(hold.acquiredAt()), ReplyEncoder.formatTime(hold.until()),
-                        hold.end() == Hold.End.HELD ? "held (expires then)" : hold.end().wireName()));
+                        (hold.end() == Hold.End.HELD ? "held (expires then)" : hold.end().wireName())
+                                + (hold.takenOver() ? "; took over an expired lease" : "")));
             }
         }
         return out.toString();

@@ -11,9 +11,11 @@ import java.util.Optional;
  * @param expiresAt the end its latest grant or extension set; a hold still {@link End#HELD} is not
  *     held at or after it, even before a record shows the expiry
  * @param endedAt when it was released or expired; empty while held
+ * @param takenOver whether it began as a takeover: the previous holder's lease had expired, not been
+ *     released (the sign of a holder that stalled past its TTL while someone else started)
  */
 public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
-        End end) {
+        End end, boolean takenOver) {
 
     /** How a hold ended, as far as the log has shown. */
     public enum End {

@@ -44,11 +44,12 @@ public final class Holds {
                     // open hold ended at its expiry at the latest.
                     open.ifPresent(h -> holds.set(last, ended(h, h.expiresAt(), Hold.End.EXPIRED)));
                     holds.add(new Hold(event.owner(), event.fencingToken(), event.at(),
-                            event.expiresAt().orElse(event.at()), Optional.empty(), Hold.End.HELD));
+                            event.expiresAt().orElse(event.at()), Optional.empty(), Hold.End.HELD,
+                            event.kind() == LeaseEvent.Kind.TAKEN_OVER));
                 }
                 case EXTENDED -> open.filter(h -> h.fencingToken() == event.fencingToken()).ifPresent(h -> holds.set(last,
                         new Hold(h.owner(), h.fencingToken(), h.acquiredAt(), event.expiresAt().orElse(h.expiresAt()),
-                                Optional.empty(), Hold.End.HELD)));
+                                Optional.empty(), Hold.End.HELD, h.takenOver())));
                 case RELEASED -> open.filter(h -> h.fencingToken() == event.fencingToken())
                         .ifPresent(h -> holds.set(last, ended(h, event.at(), Hold.End.RELEASED)));
                 case EXPIRED -> open.filter(h -> h.fencingToken() == event.fencingToken())
@@ -59,7 +60,8 @@ public final class Holds {
     }
 
     private static Hold ended(Hold hold, Instant at, Hold.End end) {
-        return new Hold(hold.owner(), hold.fencingToken(), hold.acquiredAt(), hold.expiresAt(), Optional.of(at), end);
+        return new Hold(hold.owner(), hold.fencingToken(), hold.acquiredAt(), hold.expiresAt(), Optional.of(at), end,
+                hold.takenOver());
     }
 
     public String resource() {

@@ -72,7 +72,7 @@ final class Timeline {
                   var y = (i + 1) * row;
                   var from = x(Date.parse(h.acquired_at)), to = x(until(h));
                   var g = el('g', { 'class': 'hold ' + h.end, 'data-owner': h.owner, 'data-token': h.fencing_token });
-                  var label = h.owner + ' \\u00b7 #' + h.fencing_token;
+                  var label = h.owner + ' \\u00b7 #' + h.fencing_token + (h.taken_over ? ' (took over)' : '');
                   var rect = el('rect', { x: from, y: y, width: Math.max(to - from, 2), height: row - 4 });
                   rect.appendChild(el('title', {}, label + ': ' + h.acquired_at + ' \\u2192 '
                       + (h.ended_at || h.expires_at + ' (expiry)') + ', ' + h.end));

@@ -16,18 +16,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,27 +97,8 @@ public final class Worker implements AutoCloseable {
      * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
-        // Tuning values are measured in docs/benchmarks.md; --kafka-config may change them.
-        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings.kafka().with(
-                Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500), Map.of(
-                ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                // Never jump silently: a position the log no longer has (retention deleted records
-                // this worker has not applied) is positioned anew from the database, with a quarantine.
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
-                ProducerConfig.LINGER_MS_CONFIG, 1,
-                // Surface an unreachable broker within 30 s so the batch is rewound and retried.
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000), Map.of(
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
-                new ByteArraySerializer(), new ByteArraySerializer());
-        Admin admin = Admin.create(settings.kafka().with(Map.of()));
-        return new Worker(settings, store, clock, mode, consumer, producer, admin);
+        return new Worker(settings, store, clock, mode, WorkerClients.consumer(settings),
+                WorkerClients.producer(settings), WorkerClients.admin(settings));
     }
 
     /**

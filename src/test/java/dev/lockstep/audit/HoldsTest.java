@@ -39,7 +39,9 @@ class HoldsTest {
         List<Hold> holds = runTwice().all();
         assertThat(holds).extracting(Hold::owner).containsExactly("a", "b", "c");
         assertThat(holds.get(0)).isEqualTo(new Hold("a", 1, T0, T0.plusSeconds(40), Optional.of(T0.plusSeconds(40)),
-                Hold.End.EXPIRED));
+                Hold.End.EXPIRED, false));
+        assertThat(holds.get(1).takenOver()).as("b started while a's lease had lapsed").isTrue();
+        assertThat(holds.get(2).takenOver()).as("c after a release").isFalse();
         assertThat(holds.get(1).end()).isEqualTo(Hold.End.RELEASED);
         assertThat(holds.get(1).endedAt()).contains(T0.plusSeconds(50));
         assertThat(holds.get(2).end()).isEqualTo(Hold.End.HELD);
@@ -76,7 +78,9 @@ class HoldsTest {
         assertThat(json.path("holds").get(0).path("end").asText()).isEqualTo("expired");
         assertThat(json.path("holds").get(2).path("ended_at").isNull()).isTrue();
         assertThat(json.path("holds").get(1).path("fencing_token").asLong()).isEqualTo(3);
-        assertThat(AuditFormat.TEXT.write(List.of(holds))).contains("job: 3 holds").contains("held (expires then)");
+        assertThat(json.path("holds").get(1).path("taken_over").asBoolean()).isTrue();
+        assertThat(AuditFormat.TEXT.write(List.of(holds))).contains("job: 3 holds").contains("held (expires then)")
+                .contains("released; took over an expired lease");
     }
 
     @Test
