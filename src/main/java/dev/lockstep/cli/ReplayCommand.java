@@ -46,6 +46,14 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--format", defaultValue = "text", description = "text or json. Default: ${DEFAULT-VALUE}.")
     Format format;
 
+    /** {@code [#########...........]  45%  120,000 / 265,000 records} */
+    static String bar(long read, long total) {
+        int width = 30;
+        int filled = total == 0 ? width : (int) (width * read / total);
+        return "[" + "#".repeat(filled) + ".".repeat(width - filled) + "] "
+                + String.format("%3d%%  %,d / %,d records", total == 0 ? 100 : 100 * read / total, read, total);
+    }
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -54,9 +62,9 @@ final class ReplayCommand implements Callable<Integer> {
         ReplayReport report;
         try {
             report = new Replay(kafka.settings(), db.settings(1), kafka.topics()).run(Optional.ofNullable(partition),
-                    new TimeWindow(Optional.ofNullable(from), Optional.ofNullable(to)), replayed -> {
+                    new TimeWindow(Optional.ofNullable(from), Optional.ofNullable(to)), (read, total) -> {
                         if (terminal) {
-                            err.printf("\rreplayed %,d records", replayed);
+                            err.print("\r" + bar(read, total));
                             err.flush();
                         }
                     });

@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
-import java.util.function.LongConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
@@ -28,12 +28,18 @@ import org.apache.kafka.common.TopicPartition;
  * Reads only: no group, no commits, no database writes.
  *
  * <pre>{@code
- * ReplayReport report = new Replay(kafka, database, topics).run(Optional.empty(), window, replayed -> {});
+ * ReplayReport report = new Replay(kafka, database, topics).run(Optional.empty(), window, (read, total) -> {});
  * System.out.print(report.text());
  * System.exit(report.exitCode());      // 0 reproduced, 1 diverged, 2 cannot verify
  * }</pre>
  */
 public final class Replay {
+
+    /** Told how far a replay has read: {@code read} of {@code total} command records. */
+    @FunctionalInterface
+    public interface Progress {
+        void update(long read, long total);
+    }
 
     private final KafkaSettings kafka;
     private final DatabaseSettings database;
@@ -48,9 +54,9 @@ public final class Replay {
     /**
      * @param only one partition, or all
      * @param window the log time whose records are compared (all records are replayed)
-     * @param progress told the number of records replayed so far, now and then
+     * @param progress told the records read so far and in all, now and then
      */
-    public ReplayReport run(Optional<Integer> only, TimeWindow window, LongConsumer progress) {
+    public ReplayReport run(Optional<Integer> only, TimeWindow window, Progress progress) {
         TopicDescription described = describe();
         String topicId = described.topicId().toString();
         int partitions = described.partitions().size();
@@ -62,27 +68,31 @@ public final class Replay {
         int partitionsCompared = 0;
         long records = 0;
         try (LogReader reader = new LogReader(kafka)) {
+            Map<Integer, LogReader.Bounds> ranges = new TreeMap<>();
             for (int p = 0; p < partitions; p++) {
-                if (only.isPresent() && only.get() != p) {
-                    continue;
+                if (only.isEmpty() || only.get() == p) {
+                    ranges.put(p, reader.bounds(new TopicPartition(topics.commands(), p)));
                 }
+            }
+            long total = ranges.values().stream().mapToLong(b -> b.end() - b.start()).sum();
+            long[] read = {0};
+            for (Map.Entry<Integer, LogReader.Bounds> range : ranges.entrySet()) {
+                int p = range.getKey();
                 TopicPartition tp = new TopicPartition(topics.commands(), p);
-                LogReader.Bounds bounds = reader.bounds(tp);
+                LogReader.Bounds bounds = range.getValue();
                 List<RecordedEpoch> epochs = recorded.epochs().getOrDefault(p, List.of()).stream()
                         .filter(e -> e.topicId().equals(topicId)).toList();
                 PartitionReplay replay = PartitionReplay.start(epochs, bounds.start());
                 long applied = Optional.ofNullable(recorded.progress().get(p))
                         .filter(r -> r.topicId().equals(Optional.of(topicId)))
                         .map(RecordedState.Progress::nextOffset).orElse(0L);
-                long before = records;
-                long[] count = {records};
                 reader.read(tp, bounds, r -> {
                     replay.apply(Inbound.of(r), (record, step) -> expected.add(record, step, record.offset() < applied));
-                    if (++count[0] % 50_000 == 0) {
-                        progress.accept(count[0]);
+                    if (++read[0] % 50_000 == 0) {
+                        progress.update(read[0], total);
                     }
                 });
-                records = before + replay.replayed();
+                records += replay.replayed();
                 if (replay.unverifiable().isPresent()) {
                     if (bounds.end() > bounds.start()) {
                         unverifiable.add(tp + ": " + replay.unverifiable().get());
@@ -94,7 +104,7 @@ public final class Replay {
                     partitionsCompared++;
                 }
             }
-            progress.accept(records);
+            progress.update(read[0], total);
             boolean complete = only.isEmpty() && unverifiable.isEmpty() && window.isAll();
             PublicationCheck check = new PublicationCheck(expected);
             Set<String> replyTopics = new TreeSet<>(expected.replies().keySet());

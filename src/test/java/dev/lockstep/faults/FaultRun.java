@@ -95,7 +95,7 @@ final class FaultRun implements AutoCloseable {
 
     /** {@code lockstep replay} over the run's topics and database, as an auditor runs it. */
     ReplayReport replay() {
-        return new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL, replayed -> { });
+        return new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL, (read, total) -> { });
     }
 
     private void report(HistoryChecker.Result result) {

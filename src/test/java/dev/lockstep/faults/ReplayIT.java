@@ -46,7 +46,7 @@ class ReplayIT {
     static final LockstepExtension env = new LockstepExtension();
 
     private static ReplayReport replay(TopicNames topics) {
-        return new Replay(env.kafka(), env.database(), topics).run(Optional.empty(), TimeWindow.ALL, n -> { });
+        return new Replay(env.kafka(), env.database(), topics).run(Optional.empty(), TimeWindow.ALL, (read, total) -> { });
     }
 
     private static List<Divergence> of(ReplayReport report, Divergence.Kind kind) {
