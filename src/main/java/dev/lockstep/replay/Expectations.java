@@ -49,7 +49,8 @@ final class Expectations {
 
     private final TimeWindow window;
     private final Map<String, Map<String, ExpectedReply>> replies = new HashMap<>();
-    private final Map<String, ExpectedEvent> events = new HashMap<>();
+    private final Map<String, ExpectedEvent> events;
+    private final int records;
 
     /** An event the log makes, where, and whether it must have been published. */
     record ExpectedEvent(String value, String resource, String topic, int partition, long offset,
@@ -60,8 +61,15 @@ final class Expectations {
         }
     }
 
-    Expectations(TimeWindow window) {
+    /** @param records how many records will be added: the maps are sized once, not grown record by record */
+    Expectations(TimeWindow window, long records) {
         this.window = window;
+        this.records = (int) Math.min(records, 1 << 26);
+        this.events = new HashMap<>(capacity(this.records));
+    }
+
+    private static int capacity(int entries) {
+        return (int) Math.min(1L << 30, entries * 4L / 3 + 16);
     }
 
     /**
@@ -79,7 +87,7 @@ final class Expectations {
         if (step.answer() instanceof Outbound.ReplyRecord reply) {
             // The encoder's bytes, kept as they are: one copy per request ID of the log is what a replay holds.
             byte[] value = reply.value();
-            replies.computeIfAbsent(reply.route().topic(), t -> new HashMap<>()).merge(reply.requestId(),
+            replies.computeIfAbsent(reply.route().topic(), t -> new HashMap<>(capacity(records))).merge(reply.requestId(),
                     new ExpectedReply(record.topic(), record.partition(), record.offset(), List.of(value), required),
                     (known, more) -> known.with(value, required));
         }

@@ -61,7 +61,6 @@ public final class Replay {
         String topicId = described.topicId().toString();
         int partitions = described.partitions().size();
         RecordedState recorded = RecordedState.read(database, topics.commands());
-        Expectations expected = new Expectations(window);
         List<String> unverifiable = new ArrayList<>();
         Set<Integer> replayed = new TreeSet<>();
         List<Divergence> divergences = new ArrayList<>();
@@ -75,6 +74,7 @@ public final class Replay {
                 }
             }
             long total = ranges.values().stream().mapToLong(b -> b.end() - b.start()).sum();
+            Expectations expected = new Expectations(window, total);
             long[] read = {0};
             for (Map.Entry<Integer, LogReader.Bounds> range : ranges.entrySet()) {
                 int p = range.getKey();

@@ -49,7 +49,7 @@ public final class ReplayThroughput {
         for (int round = 0; round <= ROUNDS; round++) {
             baseline[round] = perSecond(records, () -> log.forEach(echo::echo));
             replay[round] = perSecond(records, () -> {
-                Expectations expected = new Expectations(TimeWindow.ALL);
+                Expectations expected = new Expectations(TimeWindow.ALL, records);
                 PartitionReplay partition = PartitionReplay.start(List.of(new RecordedEpoch(0, "bench", 0, SETTINGS,
                         EpochOrigin.FIRST_START, "first start")), 0);
                 log.forEach(r -> partition.apply(r, (record, step) -> expected.add(record, step, true)));
