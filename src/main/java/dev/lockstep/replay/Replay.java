@@ -17,9 +17,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -150,25 +152,22 @@ public final class Replay {
     }
 
     private TopicDescription describe() {
-        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
-            return admin.describeTopics(List.of(topics.commands())).allTopicNames().get().get(topics.commands());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted while describing " + topics.commands(), e);
-        } catch (ExecutionException e) {
-            throw new KafkaException("describing the command topic " + topics.commands() + " failed: "
-                    + e.getCause().getMessage(), e.getCause());
-        }
+        return ask(admin -> admin.describeTopics(List.of(topics.commands())).allTopicNames(),
+                "describing the command topic " + topics.commands()).get(topics.commands());
     }
 
     private Set<String> existingTopics() {
+        return ask(admin -> admin.listTopics().names(), "listing topics");
+    }
+
+    private <T> T ask(Function<Admin, KafkaFuture<T>> question, String what) {
         try (Admin admin = Admin.create(kafka.with(Map.of()))) {
-            return admin.listTopics().names().get();
+            return question.apply(admin).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new KafkaException("interrupted while listing topics", e);
+            throw new KafkaException("interrupted while " + what, e);
         } catch (ExecutionException e) {
-            throw new KafkaException("listing topics failed: " + e.getCause().getMessage(), e.getCause());
+            throw new KafkaException(what + " failed: " + e.getCause().getMessage(), e.getCause());
         }
     }
 }
