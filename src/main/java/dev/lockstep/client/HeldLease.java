@@ -139,12 +139,18 @@ public final class HeldLease implements AutoCloseable {
         }
     }
 
-    /** Stops renewing and releases the lease (with its token), unless it was lost already. */
+    /**
+     * Stops renewing and releases the lease (with its token), unless it was lost already. A lease
+     * closed after its validity passed was lost while held, even if the timer that would have said
+     * so has not run yet (a pause of the whole process ends with both due at once): {@link #lost()}
+     * completes, and no release is sent that could end a new holder's lease.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
+        checkExpiry();
         closed = true;
         cancelTimers();
         if (isLost()) {

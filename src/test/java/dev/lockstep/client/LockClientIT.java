@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
@@ -85,6 +86,21 @@ class LockClientIT {
         lease.close(); // lost: no release is sent, so the new holder keeps its lease
         assertThat(client.blocking().status("paused")).isInstanceOf(Verdict.Locked.class);
         next.close();
+    }
+
+    @Test
+    void aLeaseClosedAfterItsValidityPassedIsLostEvenBeforeItsTimerRan() throws Exception {
+        HeldLease lease = acquire(client, "closed-late", "w", Duration.ofSeconds(2));
+        // The timer thread stalls; the holder's own thread carries on and closes the lease late.
+        CountDownLatch stalled = new CountDownLatch(1);
+        client.scheduler().execute(() -> {
+            stalled.countDown();
+            sleep(4_000);
+        });
+        stalled.await();
+        Thread.sleep(2_500);
+        lease.close();
+        assertThat(lease.lost()).isCompletedWithValueMatching(loss -> loss.reason() == LeaseLost.Reason.EXPIRED);
     }
 
     @Test
