@@ -17,21 +17,26 @@ import java.util.Optional;
 final class EventWriter {
 
     private final Inbound record;
-    private final String idPrefix;
+    private final long sequence;
     private final Optional<String> requestId;
     private final PartitionState state;
-    private final List<Outbound.Event> written = new ArrayList<>();
+    // Most records make no event: nothing is built for them.
+    private List<Outbound.Event> written = List.of();
 
     EventWriter(Inbound record, Optional<String> requestId, PartitionState state) {
         this.record = record;
-        this.idPrefix = record.topic() + "-" + record.partition() + "/" + state.position().tokenAt(record.offset()) + ".";
+        this.sequence = state.position().tokenAt(record.offset());
         this.requestId = requestId;
         this.state = state;
     }
 
     void write(LeaseEvent.Kind kind, Lease lease, Instant at, Optional<Instant> expiresAt) {
+        if (written.isEmpty()) {
+            written = new ArrayList<>(2);
+        }
         int index = written.size();
-        LeaseEvent event = new LeaseEvent(idPrefix + index, kind, lease.resource(), lease.owner(), lease.fencingToken(),
+        String eventId = record.topic() + "-" + record.partition() + "/" + sequence + "." + index;
+        LeaseEvent event = new LeaseEvent(eventId, kind, lease.resource(), lease.owner(), lease.fencingToken(),
                 at, expiresAt, record.position(), requestId);
         EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), lease.resource(),
                 new String(EventCodec.encode(event), StandardCharsets.UTF_8));
