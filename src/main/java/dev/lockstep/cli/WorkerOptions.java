@@ -4,6 +4,7 @@ import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.worker.Retention;
 import dev.lockstep.worker.WorkerSettings;
@@ -46,6 +47,15 @@ final class WorkerOptions {
                     + "at least 300. Default: ${DEFAULT-VALUE}.")
     long requestRetentionSeconds;
 
+    @Option(names = "--checkpoint-interval", paramLabel = "SECONDS", defaultValue = "3600",
+            description = "Record each partition's state every this many seconds of log time, so that a replay can "
+                    + "start there once the log's beginning is deleted (see docs/audit.md). Default: ${DEFAULT-VALUE}.")
+    long checkpointIntervalSeconds;
+
+    @Option(names = "--checkpoints-kept", paramLabel = "N", defaultValue = "24",
+            description = "Checkpoints kept per partition; 0 records none. Default: ${DEFAULT-VALUE}.")
+    int checkpointsKept;
+
     @Option(names = "--accept-settings-change", description = "When --max-ttl, --max-value-bytes, "
             + "--request-retention, --reply-allow-list or the reply topic differ from the settings recorded for a "
             + "partition, record these from the partition's next offset on instead of refusing to start.")
@@ -60,6 +70,7 @@ final class WorkerOptions {
                 new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes),
                 new Retention(Duration.ofSeconds(requestRetentionSeconds), Retention.DEFAULT.interval(),
                         Retention.DEFAULT.batchSize()),
-                applyThreads, acceptSettingsChange);
+                applyThreads, acceptSettingsChange,
+                new CheckpointPolicy(Duration.ofSeconds(checkpointIntervalSeconds), checkpointsKept));
     }
 }

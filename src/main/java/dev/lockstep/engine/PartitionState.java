@@ -80,6 +80,11 @@ public final class PartitionState {
         return Collections.unmodifiableCollection(leases.values());
     }
 
+    /** Every request entry held in memory, remembered at the position's clock or not (not yet compacted). */
+    public Collection<RequestEntry> requests() {
+        return Collections.unmodifiableCollection(requests.values());
+    }
+
     /** The final lease of every resource a record changed since loading, one per resource. */
     public Collection<Lease> changedLeases() {
         return Collections.unmodifiableCollection(changedLeases.values());
@@ -182,7 +187,7 @@ public final class PartitionState {
         while (oldest.hasNext() && !oldest.next().rememberedAt(clock, settings)) {
             oldest.remove();
         }
-        leases.values().removeIf(lease -> !clock.isBefore(lease.expiresAt().plus(settings.requestRetention())));
+        leases.values().removeIf(lease -> !Checkpoint.mayBeSeen(lease, clock, settings));
         changedLeases.clear();
         removedLeases.clear();
         changedRequests.clear();

@@ -34,7 +34,9 @@ public record Divergence(Kind kind, String source, Optional<String> requestId, S
         /** The database has a lease the log does not leave. */
         LEASE_UNEXPECTED,
         /** The partition's recorded position (next offset, clock, token base) is not where the log leaves it. */
-        POSITION_DIFFERS
+        POSITION_DIFFERS,
+        /** A recorded checkpoint is not the state the records before it leave. */
+        CHECKPOINT_DIFFERS
     }
 
     public Divergence {

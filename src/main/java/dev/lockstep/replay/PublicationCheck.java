@@ -1,6 +1,7 @@
 package dev.lockstep.replay;
 
 import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -54,16 +55,24 @@ final class PublicationCheck {
         });
     }
 
-    /** @param partitions the partitions replayed: events of others are not judged */
-    void events(List<Published> published, Set<Integer> partitions) {
+    /**
+     * @param replayedFrom the partitions replayed, each with the first offset replayed: events of other
+     *     partitions, or made by records before that offset, are not judged
+     */
+    void events(List<Published> published, Map<Integer, Long> replayedFrom) {
         Set<String> seen = new HashSet<>();
         for (Published record : published) {
-            if (!partitions.contains(record.partition())) {
+            Long from = replayedFrom.get(record.partition());
+            if (from == null) {
                 continue;
             }
             String id;
             try {
-                id = EventCodec.decode(record.value()).eventId();
+                LeaseEvent event = EventCodec.decode(record.value());
+                if (from > 0 && sourceOffset(event) < from) {
+                    continue;
+                }
+                id = event.eventId();
             } catch (IllegalArgumentException e) {
                 divergences.add(new Divergence(Divergence.Kind.EVENT_FORGED, "events-" + record.partition() + "@"
                         + record.offset(), Optional.empty(), "a lease event", record.text() + " (" + e.getMessage() + ")"));
@@ -92,6 +101,16 @@ final class PublicationCheck {
                         known.value(), "not published"));
             }
         });
+    }
+
+    /** The offset of the command record named by an event's {@code source}, {@code topic-partition@offset}. */
+    private static long sourceOffset(LeaseEvent event) {
+        String source = event.source();
+        try {
+            return Long.parseLong(source.substring(source.lastIndexOf('@') + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("its source is not topic-partition@offset: " + source, e);
+        }
     }
 
     List<Divergence> divergences() {

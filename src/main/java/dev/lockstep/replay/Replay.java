@@ -6,6 +6,7 @@ import dev.lockstep.engine.RecordedEpoch;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.kafka.LogReader;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.CheckpointReader;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.RecordedState;
 import java.nio.charset.StandardCharsets;
@@ -64,11 +65,13 @@ public final class Replay {
         int partitions = described.partitions().size();
         RecordedState recorded = RecordedState.read(database, topics.commands());
         List<String> unverifiable = new ArrayList<>();
-        Set<Integer> replayed = new TreeSet<>();
+        List<String> startedFrom = new ArrayList<>();
+        Map<Integer, Long> replayed = new TreeMap<>();
         List<Divergence> divergences = new ArrayList<>();
         int partitionsCompared = 0;
+        int checkpointsCompared = 0;
         long records = 0;
-        try (LogReader reader = new LogReader(kafka)) {
+        try (LogReader reader = new LogReader(kafka); CheckpointReader checkpoints = CheckpointReader.open(database)) {
             Map<Integer, LogReader.Bounds> ranges = new TreeMap<>();
             for (int p = 0; p < partitions; p++) {
                 if (only.isEmpty() || only.get() == p) {
@@ -84,30 +87,40 @@ public final class Replay {
                 LogReader.Bounds bounds = range.getValue();
                 List<RecordedEpoch> epochs = recorded.epochs().getOrDefault(p, List.of()).stream()
                         .filter(e -> e.topicId().equals(topicId)).toList();
-                PartitionReplay replay = PartitionReplay.start(epochs, bounds.start());
+                PartitionReplay replay = PartitionReplay.start(epochs, bounds.start(), recorded.checkpoints()
+                        .getOrDefault(p, List.of()).stream().filter(c -> c.topicId().equals(topicId)).toList(),
+                        checkpoints::read);
                 long applied = Optional.ofNullable(recorded.progress().get(p))
                         .filter(r -> r.topicId().equals(Optional.of(topicId)))
                         .map(RecordedState.Progress::nextOffset).orElse(0L);
-                reader.read(tp, bounds, r -> {
+                long from = Math.max(bounds.start(), Math.min(replay.readFrom(), bounds.end()));
+                read[0] += from - bounds.start();
+                reader.read(tp, new LogReader.Bounds(from, bounds.end()), r -> {
                     replay.apply(Inbound.of(r), (record, step) -> expected.add(record, step, record.offset() < applied));
                     if (++read[0] % 50_000 == 0) {
                         progress.update(read[0], total);
                     }
                 });
                 records += replay.replayed();
+                checkpointsCompared += replay.checkpointsCompared();
+                divergences.addAll(replay.divergences());
+                replay.startedFrom().ifPresent(c -> startedFrom.add(tp + ": from offset " + c.nextOffset()
+                        + " (log time " + c.clock() + "); the log starts at " + bounds.start()));
                 if (replay.unverifiable().isPresent()) {
                     if (bounds.end() > bounds.start()) {
                         unverifiable.add(tp + ": " + replay.unverifiable().get());
                     }
                     continue;
                 }
-                replayed.add(p);
+                replayed.put(p, replay.readFrom());
                 if (compareState(tp, replay, bounds, recorded, divergences, unverifiable)) {
                     partitionsCompared++;
                 }
             }
             progress.update(read[0], total);
-            boolean complete = only.isEmpty() && unverifiable.isEmpty() && window.isAll();
+            // Request IDs are per partition and replies do not say which: only a replay of every
+            // partition from its first record knows every request ID a reply may carry.
+            boolean complete = only.isEmpty() && unverifiable.isEmpty() && startedFrom.isEmpty() && window.isAll();
             PublicationCheck check = new PublicationCheck(expected);
             Set<String> replyTopics = new TreeSet<>(expected.replies().keySet());
             replyTopics.add(topics.replies());
@@ -119,10 +132,10 @@ public final class Replay {
                     unverifiable.add("reply topic " + topic + " does not exist: its replies were not compared");
                 }
             }
-            check.events(published(reader, topics.events(), replayed), replayed);
+            check.events(published(reader, topics.events(), replayed.keySet()), replayed);
             divergences.addAll(check.divergences());
             return new ReplayReport(records, check.repliesCompared(), check.eventsCompared(), partitionsCompared,
-                    divergences, unverifiable);
+                    checkpointsCompared, startedFrom, divergences, unverifiable);
         }
     }
 

@@ -10,10 +10,14 @@ import java.util.Locale;
  * What a replay found.
  *
  * @param records command records replayed
+ * @param checkpointsCompared recorded checkpoints compared with the state the log leaves at them
+ * @param startedFrom the partitions replayed from a checkpoint, because the log no longer holds their
+ *     beginning, each with where it started (records before it are not replayed, like those before the
+ *     log's start)
  * @param unverifiable why parts of the log could not be replayed (each names its partition)
  */
 public record ReplayReport(long records, int repliesCompared, int eventsCompared, int partitionsCompared,
-        List<Divergence> divergences, List<String> unverifiable) {
+        int checkpointsCompared, List<String> startedFrom, List<Divergence> divergences, List<String> unverifiable) {
 
     /** Exit codes of {@code lockstep replay}. */
     public static final int REPRODUCED = 0;
@@ -21,6 +25,7 @@ public record ReplayReport(long records, int repliesCompared, int eventsCompared
     public static final int CANNOT_VERIFY = 2;
 
     public ReplayReport {
+        startedFrom = List.copyOf(startedFrom);
         divergences = List.copyOf(divergences);
         unverifiable = List.copyOf(unverifiable);
     }
@@ -34,9 +39,10 @@ public record ReplayReport(long records, int repliesCompared, int eventsCompared
 
     public String text() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("replayed %,d command records; compared %,d replies, %,d events, the database rows of "
-                + "%d partitions: %d divergences%n", records, repliesCompared, eventsCompared, partitionsCompared,
-                divergences.size()));
+        out.append(String.format("replayed %,d command records; compared %,d replies, %,d events, %,d checkpoints, the "
+                + "database rows of %d partitions: %d divergences%n", records, repliesCompared, eventsCompared,
+                checkpointsCompared, partitionsCompared, divergences.size()));
+        startedFrom.forEach(start -> out.append("replayed from a checkpoint: ").append(start).append('\n'));
         unverifiable.forEach(reason -> out.append("cannot verify: ").append(reason).append('\n'));
         for (Divergence d : divergences) {
             out.append(d.kind()).append(' ').append(d.source());
@@ -53,6 +59,9 @@ public record ReplayReport(long records, int repliesCompared, int eventsCompared
         root.put("replies_compared", repliesCompared);
         root.put("events_compared", eventsCompared);
         root.put("partitions_compared", partitionsCompared);
+        root.put("checkpoints_compared", checkpointsCompared);
+        ArrayNode starts = root.putArray("started_from_checkpoints");
+        startedFrom.forEach(starts::add);
         root.put("outcome", switch (exitCode()) {
             case REPRODUCED -> "reproduced";
             case DIVERGED -> "diverged";

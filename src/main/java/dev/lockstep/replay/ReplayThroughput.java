@@ -51,7 +51,7 @@ public final class ReplayThroughput {
             replay[round] = perSecond(records, () -> {
                 Expectations expected = new Expectations(TimeWindow.ALL, records);
                 PartitionReplay partition = PartitionReplay.start(List.of(new RecordedEpoch(0, "bench", 0, SETTINGS,
-                        EpochOrigin.FIRST_START, "first start")), 0);
+                        EpochOrigin.FIRST_START, "first start")), 0, List.of(), c -> Optional.empty());
                 log.forEach(r -> partition.apply(r, (record, step) -> expected.add(record, step, true)));
             });
             out.printf("%s round %d: replay %,.0f records/s, baseline %,.0f records/s%n", round == 0 ? "warm-up" : "measured",

@@ -1,6 +1,7 @@
 package dev.lockstep.replay;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.Checkpoint;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -51,7 +52,7 @@ final class StateCheck {
     }
 
     private static boolean sweepable(Lease lease, Instant clock, EngineSettings settings) {
-        return !clock.isBefore(lease.expiresAt().plus(settings.requestRetention()));
+        return !Checkpoint.mayBeSeen(lease, clock, settings);
     }
 
     private static String describe(long nextOffset, Instant clock, long tokenBase) {

@@ -44,6 +44,14 @@ public interface PartitionTransaction {
      */
     void save(PartitionState state, long acknowledged);
 
+    /**
+     * Records the partition's checkpoint at the position just saved, if {@code policy} says one is
+     * due (see {@link CheckpointPolicy}), and removes the oldest beyond those kept.
+     *
+     * @return whether one was taken
+     */
+    boolean checkpointIfDue(CheckpointPolicy policy);
+
     /** The offset below which every reply was acknowledged, as last saved. */
     long acknowledgedOffset();
 

@@ -19,7 +19,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -97,12 +96,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                long from = rs.getLong(5);
-                Optional<Quarantine> quarantine = rs.wasNull() ? Optional.empty()
-                        : Optional.of(new Quarantine(from, rs.getLong(6), Optional.ofNullable(
-                                rs.getObject(7, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
                 PartitionPosition position = new PartitionPosition(rs.getLong(2), SqlArrays.instant(rs, 3), rs.getLong(4),
-                        quarantine);
+                        SqlArrays.quarantine(rs, 5));
                 return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
                         Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
             }
@@ -194,6 +189,15 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             }
         } catch (SQLException e) {
             throw fail("saving the batch", e);
+        }
+    }
+
+    @Override
+    public boolean checkpointIfDue(CheckpointPolicy policy) {
+        try {
+            return CheckpointRows.takeIfDue(connection, partition, policy);
+        } catch (SQLException e) {
+            throw fail("taking a checkpoint", e);
         }
     }
 
@@ -294,7 +298,6 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             insert.executeUpdate();
         }
     }
-
 
     private StoreException fail(String what, SQLException e) {
         return new StoreException(what + " on " + partition + " failed: " + e.getMessage(), e);

@@ -24,9 +24,10 @@ import java.util.Properties;
  * @param epochs every recorded epoch start, by partition, in the order they began
  * @param progress each partition's position: next offset, clock, token base
  * @param leases each partition's lease rows
+ * @param checkpoints each partition's checkpoints, by next offset
  */
 public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Integer, Progress> progress,
-        Map<Integer, List<Lease>> leases) {
+        Map<Integer, List<Lease>> leases, Map<Integer, List<RecordedCheckpoint>> checkpoints) {
 
     /** A partition's {@code partition_progress} row. */
     public record Progress(Optional<String> topicId, long nextOffset, Instant clock, long tokenBase) {
@@ -41,23 +42,44 @@ public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Intege
             "SELECT partition, resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
                     + "WHERE topic = ?";
 
+    private static final String CHECKPOINTS =
+            "SELECT checkpoint_id, partition, topic_id, next_offset, last_now FROM partition_checkpoints "
+                    + "WHERE topic = ? ORDER BY partition, next_offset";
+
     public static RecordedState read(DatabaseSettings database, String topic) {
-        Properties credentials = new Properties();
-        database.user().ifPresent(u -> credentials.setProperty("user", u));
-        database.password().ifPresent(p -> credentials.setProperty("password", p));
-        try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), credentials)) {
+        try (Connection connection = connect(database)) {
             connection.setReadOnly(true);
             connection.setAutoCommit(false);
-            // One snapshot for the three tables: a worker running meanwhile cannot tear them apart.
+            // One snapshot for the tables: a worker running meanwhile cannot tear them apart.
             connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             RecordedState state = new RecordedState(epochs(connection, topic), progress(connection, topic),
-                    leases(connection, topic));
+                    leases(connection, topic), checkpoints(connection, topic));
             connection.rollback();
             return state;
         } catch (SQLException e) {
             throw new StoreException("reading what the database recorded for " + topic + " at "
                     + DatabaseSettings.redact(database.jdbcUrl()) + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /** A plain connection (no pool): the readers of recorded state are short-lived and read once. */
+    static Connection connect(DatabaseSettings database) throws SQLException {
+        Properties credentials = new Properties();
+        database.user().ifPresent(u -> credentials.setProperty("user", u));
+        database.password().ifPresent(p -> credentials.setProperty("password", p));
+        return DriverManager.getConnection(database.jdbcUrl(), credentials);
+    }
+
+    private static Map<Integer, List<RecordedCheckpoint>> checkpoints(Connection connection, String topic)
+            throws SQLException {
+        Map<Integer, List<RecordedCheckpoint>> checkpoints = new HashMap<>();
+        try (PreparedStatement select = select(connection, CHECKPOINTS, topic); ResultSet rs = select.executeQuery()) {
+            while (rs.next()) {
+                checkpoints.computeIfAbsent(rs.getInt(2), p -> new ArrayList<>()).add(new RecordedCheckpoint(
+                        rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getLong(4), SqlArrays.instant(rs, 5)));
+            }
+        }
+        return checkpoints;
     }
 
     private static Map<Integer, List<RecordedEpoch>> epochs(Connection connection, String topic) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.lockstep.store;
 
+import dev.lockstep.engine.Quarantine;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -7,6 +8,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Collection;
+import java.util.Optional;
 
 /** Whole batches as bound array parameters, so that the number of statements does not grow with the batch. */
 final class SqlArrays {
@@ -31,5 +33,15 @@ final class SqlArrays {
 
     static Instant instant(ResultSet rs, int column) throws SQLException {
         return rs.getObject(column, OffsetDateTime.class).toInstant();
+    }
+
+    /** A quarantine stored in three columns from {@code first}: lost from, lost to, until (each may be null). */
+    static Optional<Quarantine> quarantine(ResultSet rs, int first) throws SQLException {
+        long from = rs.getLong(first);
+        if (rs.wasNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Quarantine(from, rs.getLong(first + 1), Optional.ofNullable(
+                rs.getObject(first + 2, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
     }
 }

@@ -7,6 +7,7 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
@@ -36,17 +37,20 @@ final class BatchProcessor implements RecordProcessor {
     private final PartitionMachine machine;
     private final Supplier<Optional<String>> topicId;
     private final ToLongFunction<PartitionId> acknowledged;
+    private final CheckpointPolicy checkpoints;
 
     /**
      * @param topicId the command topic's ID as the worker last saw it; empty when it is not checked
      * @param acknowledged the offset below which the broker acknowledged every reply of the partition
+     * @param checkpoints when a batch also records its partition's checkpoint
      */
     BatchProcessor(LockStore store, PartitionMachine machine, Supplier<Optional<String>> topicId,
-            ToLongFunction<PartitionId> acknowledged) {
+            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints) {
         this.store = store;
         this.machine = machine;
         this.topicId = topicId;
         this.acknowledged = acknowledged;
+        this.checkpoints = checkpoints;
     }
 
     @Override
@@ -74,6 +78,10 @@ final class BatchProcessor implements RecordProcessor {
         });
         if (state.moved(loaded)) {
             tx.save(state, acknowledged.applyAsLong(partition));
+            if (tx.checkpointIfDue(checkpoints)) {
+                LOG.info("checkpoint of {} recorded at offset {} (log time {})", partition,
+                        state.position().nextOffset(), state.position().clock());
+            }
         }
         return out;
     }

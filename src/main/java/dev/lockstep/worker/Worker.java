@@ -113,7 +113,7 @@ public final class Worker implements AutoCloseable {
                 settings.acceptSettingsChange()), check, identity, clock);
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
-                partition -> acknowledged.getOrDefault(partition, 0L));
+                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints());
         processor = switch (mode) {
             case BATCH -> batches;
             // The seed's design: each command its own transaction, answered right after it.

@@ -5,6 +5,7 @@ import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.CheckpointPolicy;
 import java.util.Objects;
 
 /**
@@ -13,9 +14,12 @@ import java.util.Objects;
  *
  * @param acceptSettingsChange when this worker's decision settings differ from those recorded for
  *     a partition, record its own from the partition's next offset on, instead of refusing
+ * @param checkpoints how often each partition's state is recorded for replays that start after the
+ *     log's beginning was deleted
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
-        Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange) {
+        Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange,
+        CheckpointPolicy checkpoints) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
     /** Partition batches applied side by side; each holds one database connection while it runs. */
@@ -28,6 +32,7 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(replyTopics, "replyTopics");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(retention, "retention");
+        Objects.requireNonNull(checkpoints, "checkpoints");
         if (applyThreads < 1) {
             throw new IllegalArgumentException("apply threads must be at least 1: " + applyThreads);
         }
@@ -47,7 +52,8 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
-                Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS, false);
+                Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS, false,
+                CheckpointPolicy.DEFAULT);
     }
 
     /** The settings that decide replies, for a command topic of {@code partitions} partitions. */
@@ -57,20 +63,26 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
         return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads,
-                acceptSettingsChange);
+                acceptSettingsChange, checkpoints);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
         return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange);
+                acceptSettingsChange, checkpoints);
     }
 
     public WorkerSettings withLimits(Limits newLimits, boolean acceptChange) {
-        return new WorkerSettings(kafka, topics, groupId, replyTopics, newLimits, retention, applyThreads, acceptChange);
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, newLimits, retention, applyThreads, acceptChange,
+                checkpoints);
+    }
+
+    public WorkerSettings withCheckpoints(CheckpointPolicy newCheckpoints) {
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
+                acceptSettingsChange, newCheckpoints);
     }
 
     public WorkerSettings withRetention(Retention newRetention) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, newRetention, applyThreads,
-                acceptSettingsChange);
+                acceptSettingsChange, checkpoints);
     }
 }

@@ -31,6 +31,11 @@ class PartitionReplayTest {
         return new RecordedEpoch(start, "topic-id", base, settings, origin, origin.name().toLowerCase());
     }
 
+    /** A replay with no checkpoints recorded. */
+    private static PartitionReplay start(List<RecordedEpoch> epochs, long logStart) {
+        return PartitionReplay.start(epochs, logStart, List.of(), recorded -> Optional.empty());
+    }
+
     private static Inbound acquire(long offset, String id, int ttl) {
         String json = "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"r" + offset
                 + "\",\"owner\":\"o\",\"ttl_seconds\":" + ttl + "}";
@@ -49,7 +54,7 @@ class PartitionReplayTest {
 
     @Test
     void aFirstStartIsReplayedWithItsRecordedTokenBase() {
-        PartitionReplay replay = PartitionReplay.start(List.of(epoch(0, 500, SETTINGS, EpochOrigin.FIRST_START)), 0);
+        PartitionReplay replay = start(List.of(epoch(0, 500, SETTINGS, EpochOrigin.FIRST_START)), 0);
         List<String> replies = replies(replay, acquire(0, "a", 30), acquire(1, "b", 30));
         assertThat(replies.get(1)).contains("\"fencing_token\":502");
         assertThat(replay.unverifiable()).isEmpty();
@@ -59,7 +64,7 @@ class PartitionReplayTest {
 
     @Test
     void aRecordedSettingsChangeDecidesTheRecordsFromItsOffset() {
-        PartitionReplay replay = PartitionReplay.start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START),
+        PartitionReplay replay = start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START),
                 epoch(1, 0, SHORT_TTL, EpochOrigin.CONTINUED)), 0);
         List<String> replies = replies(replay, acquire(0, "a", 30), acquire(1, "b", 30));
         assertThat(replies.get(0)).contains("\"outcome\":\"acquired\"");
@@ -68,14 +73,14 @@ class PartitionReplayTest {
 
     @Test
     void whatTheLogDoesNotHoldCannotBeVerified() {
-        assertThat(PartitionReplay.start(List.of(), 0).unverifiable()).hasValueSatisfying(
+        assertThat(start(List.of(), 0).unverifiable()).hasValueSatisfying(
                 reason -> assertThat(reason).contains("no worker has started it"));
-        assertThat(PartitionReplay.start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START)), 7).unverifiable())
+        assertThat(start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START)), 7).unverifiable())
                 .hasValueSatisfying(reason -> assertThat(reason).contains("records 0..6 are gone"));
-        assertThat(PartitionReplay.start(List.of(epoch(40, 0, SETTINGS, EpochOrigin.CONTINUED)), 0).unverifiable())
+        assertThat(start(List.of(epoch(40, 0, SETTINGS, EpochOrigin.CONTINUED)), 0).unverifiable())
                 .hasValueSatisfying(reason -> assertThat(reason).contains("did not start from an empty state"));
 
-        PartitionReplay recreated = PartitionReplay.start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START),
+        PartitionReplay recreated = start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START),
                 epoch(2, 90, SETTINGS, EpochOrigin.TOPIC_RECREATED)), 0);
         List<String> replies = replies(recreated, acquire(0, "a", 30), acquire(1, "b", 30), acquire(2, "c", 30));
         assertThat(replies).hasSize(2);
@@ -90,7 +95,7 @@ class PartitionReplayTest {
         assertThat(window.contains(T0.plusSeconds(1))).isTrue();
         assertThat(window.contains(T0.plusSeconds(2))).isFalse();
         Expectations expected = new Expectations(window, 3);
-        PartitionReplay replay = PartitionReplay.start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START)), 0);
+        PartitionReplay replay = start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START)), 0);
         for (long offset = 0; offset < 3; offset++) {
             replay.apply(acquire(offset, "q" + offset, 30), (record, step) -> expected.add(record, step, true));
         }

@@ -15,16 +15,16 @@ class ReplayReportTest {
 
     @Test
     void aDivergenceWinsOverWhatCouldNotBeVerified() {
-        assertThat(new ReplayReport(10, 10, 4, 3, List.of(), List.of()).exitCode()).isEqualTo(ReplayReport.REPRODUCED);
-        assertThat(new ReplayReport(10, 10, 4, 2, List.of(), List.of("lock.commands-1: gone")).exitCode())
+        assertThat(new ReplayReport(10, 10, 4, 3, 0, List.of(), List.of(), List.of()).exitCode()).isEqualTo(ReplayReport.REPRODUCED);
+        assertThat(new ReplayReport(10, 10, 4, 2, 0, List.of(), List.of(), List.of("lock.commands-1: gone")).exitCode())
                 .isEqualTo(ReplayReport.CANNOT_VERIFY);
-        assertThat(new ReplayReport(10, 10, 4, 2, List.of(FORGED), List.of("lock.commands-1: gone")).exitCode())
+        assertThat(new ReplayReport(10, 10, 4, 2, 0, List.of(), List.of(FORGED), List.of("lock.commands-1: gone")).exitCode())
                 .isEqualTo(ReplayReport.DIVERGED);
     }
 
     @Test
     void eachDivergenceIsNamedWithItsRequestAndSourceInTextAndJson() throws Exception {
-        ReplayReport report = new ReplayReport(1_234, 1_200, 800, 3, List.of(FORGED), List.of());
+        ReplayReport report = new ReplayReport(1_234, 1_200, 800, 3, 0, List.of(), List.of(FORGED), List.of());
         assertThat(report.text()).contains("replayed 1,234 command records").contains("1 divergences")
                 .contains("REPLY_DIFFERS lock.commands-2@17 request r-1")
                 .contains("expected: {\"outcome\":\"not_acquired\"}").contains("found:    {\"outcome\":\"acquired\"}");

@@ -9,6 +9,7 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.Limits;
+import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ final class Batches {
     }
 
     static BatchProcessor processor(LockStore store, EngineSettings settings) {
-        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L);
+        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L, CheckpointPolicy.OFF);
     }
 
     /** Records the partition's first epoch, as a worker does when it is assigned the partition. */

@@ -7,6 +7,7 @@ import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.CheckpointPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,14 +20,16 @@ class WorkerSettingsTest {
     @Test
     void theDefaultReplyTopicMustBeAllowed() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4, false))
+                new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4, false,
+                CheckpointPolicy.DEFAULT))
                 .hasMessageContaining("not on the reply allow-list");
     }
 
     @Test
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
-                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4, false))
+                new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4, false,
+                CheckpointPolicy.DEFAULT))
                 .hasMessageContaining("must not allow the command, dead-letter or events topic");
     }
 
@@ -34,7 +37,17 @@ class WorkerSettingsTest {
     void theAllowListMustNotOpenTheEventsTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
                 new TopicAllowList(List.of("lock.replies", "lock.events")), Limits.defaults(), Retention.DEFAULT, 4,
-                false)).hasMessageContaining("must not allow the command, dead-letter or events topic");
+                false, CheckpointPolicy.DEFAULT)).hasMessageContaining("must not allow the command, dead-letter or events topic");
+    }
+
+    @Test
+    void checkpointsAreCheckedWhenBuilt() {
+        assertThatThrownBy(() -> new CheckpointPolicy(Duration.ofMillis(999), 3))
+                .hasMessageContaining("--checkpoint-interval must be at least 1 second");
+        assertThatThrownBy(() -> new CheckpointPolicy(Duration.ofHours(1), -1))
+                .hasMessageContaining("--checkpoints-kept must not be negative");
+        assertThat(new CheckpointPolicy(Duration.ZERO, 0).enabled()).isFalse();
+        assertThat(CheckpointPolicy.DEFAULT.enabled()).isTrue();
     }
 
     @Test
