@@ -105,7 +105,8 @@ public final class Replay {
                 checkpointsCompared += replay.checkpointsCompared();
                 divergences.addAll(replay.divergences());
                 replay.startedFrom().ifPresent(c -> startedFrom.add(tp + ": from offset " + c.nextOffset()
-                        + " (log time " + c.clock() + "); the log starts at " + bounds.start()));
+                        + " (log time " + c.clock() + ")" + (c.nextOffset() > bounds.start() ? "; records "
+                        + bounds.start() + ".." + (c.nextOffset() - 1) + ", retained before it, were not replayed" : "")));
                 if (replay.unverifiable().isPresent()) {
                     if (bounds.end() > bounds.start()) {
                         unverifiable.add(tp + ": " + replay.unverifiable().get());

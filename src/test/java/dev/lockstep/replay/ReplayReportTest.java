@@ -34,4 +34,15 @@ class ReplayReportTest {
         assertThat(json.path("divergences").get(0).path("request_id").asText()).isEqualTo("r-1");
         assertThat(json.path("records").asLong()).isEqualTo(1_234);
     }
+
+    @Test
+    void aStartFromACheckpointIsSaidInTextAndJson() throws Exception {
+        String start = "lock.commands-0: from offset 235 (log time 2026-12-03T18:02:12.887Z)";
+        ReplayReport report = new ReplayReport(90, 90, 12, 3, 4, List.of(start), List.of(), List.of());
+        assertThat(report.exitCode()).isEqualTo(ReplayReport.REPRODUCED);
+        assertThat(report.text()).contains("4 checkpoints").contains("replayed from a checkpoint: " + start);
+        JsonNode json = new ObjectMapper().readTree(report.json());
+        assertThat(json.path("checkpoints_compared").asInt()).isEqualTo(4);
+        assertThat(json.path("started_from_checkpoints").get(0).asText()).isEqualTo(start);
+    }
 }
