@@ -47,12 +47,12 @@ final class WorkerOptions {
                     + "at least 300. Default: ${DEFAULT-VALUE}.")
     long requestRetentionSeconds;
 
-    @Option(names = "--checkpoint-interval", paramLabel = "SECONDS", defaultValue = "3600",
+    @Option(names = "--checkpoint-interval", paramLabel = "SECONDS", defaultValue = "21600",
             description = "Record each partition's state every this many seconds of log time, so that a replay can "
                     + "start there once the log's beginning is deleted (see docs/audit.md). Default: ${DEFAULT-VALUE}.")
     long checkpointIntervalSeconds;
 
-    @Option(names = "--checkpoints-kept", paramLabel = "N", defaultValue = "24",
+    @Option(names = "--checkpoints-kept", paramLabel = "N", defaultValue = "28",
             description = "Checkpoints kept per partition; 0 records none. Default: ${DEFAULT-VALUE}.")
     int checkpointsKept;
 

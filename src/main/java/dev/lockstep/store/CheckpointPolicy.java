@@ -6,8 +6,9 @@ import java.util.Objects;
 /**
  * When the worker records a partition's checkpoint, and how many it keeps. Checked when built.
  *
- * <p>A checkpoint is taken by the first batch whose partition clock (log time) is at least
- * {@code interval} past the partition's latest checkpoint, so a quiet partition takes none. Each
+ * <p>A checkpoint is taken by a partition's first batch, then by the first batch whose partition
+ * clock (log time) is at least {@code interval} past the partition's latest checkpoint, so a quiet
+ * partition takes none. Each
  * copies the partition's leases and its remembered request entries (the request retention's
  * worth): the cost grows with the traffic of one request retention, the interval divides it.
  *
@@ -17,7 +18,7 @@ import java.util.Objects;
 public record CheckpointPolicy(Duration interval, int keep) {
 
     public static final CheckpointPolicy OFF = new CheckpointPolicy(Duration.ZERO, 0);
-    public static final CheckpointPolicy DEFAULT = new CheckpointPolicy(Duration.ofHours(1), 24);
+    public static final CheckpointPolicy DEFAULT = new CheckpointPolicy(Duration.ofHours(6), 28);
 
     public CheckpointPolicy {
         Objects.requireNonNull(interval, "interval");
