@@ -23,14 +23,23 @@ public final class ReplyRouter {
 
     private final String defaultTopic;
     private final TopicAllowList allowList;
+    /** Where almost every reply goes, decided once. */
+    private final Routing toDefault;
 
     public ReplyRouter(String defaultTopic, TopicAllowList allowList) {
         this.defaultTopic = defaultTopic;
         this.allowList = allowList;
+        this.toDefault = allowList.allows(defaultTopic)
+                ? new Routing.Routed(new ReplyRoute(defaultTopic, OptionalInt.empty()))
+                : refused(defaultTopic);
     }
 
     public Routing route(Headers headers, ReplyTo replyTo) {
         Header topicHeader = headers.lastHeader(REPLY_TOPIC_HEADER);
+        if (topicHeader == null && replyTo instanceof ReplyTo.Default
+                && headers.lastHeader(REPLY_PARTITION_HEADER) == null) {
+            return toDefault;
+        }
         String topic;
         if (topicHeader != null && topicHeader.value() != null) {
             topic = new String(topicHeader.value(), StandardCharsets.UTF_8);
@@ -42,8 +51,7 @@ public final class ReplyRouter {
             topic = defaultTopic;
         }
         if (!allowList.allows(topic)) {
-            return new Routing.Refused("reply topic '" + printable(topic) + "' is not on the allow-list "
-                    + allowList.entries());
+            return refused(topic);
         }
         Header partitionHeader = headers.lastHeader(REPLY_PARTITION_HEADER);
         if (partitionHeader == null) {
@@ -58,6 +66,11 @@ public final class ReplyRouter {
             return new Routing.Refused(REPLY_PARTITION_HEADER + " " + partition + " is negative");
         }
         return new Routing.Routed(new ReplyRoute(topic, OptionalInt.of(partition)));
+    }
+
+    private Routing refused(String topic) {
+        return new Routing.Refused("reply topic '" + printable(topic) + "' is not on the allow-list "
+                + allowList.entries());
     }
 
     private static String printable(String text) {

@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Optional;
@@ -25,8 +26,45 @@ public final class ReplyEncoder {
     private ReplyEncoder() {
     }
 
+    /**
+     * {@code 2026-12-03T10:00:00.000Z}: UTC, milliseconds always written. Written by hand for the
+     * four-digit years every log time has (a formatter call per reply and event was a measurable
+     * part of a replay); the formatter writes any other.
+     */
     public static String formatTime(Instant instant) {
-        return TIME.format(instant);
+        long seconds = instant.getEpochSecond();
+        long days = Math.floorDiv(seconds, 86_400L);
+        if (days < FIRST_DAY || days > LAST_DAY) {
+            return TIME.format(instant);
+        }
+        LocalDate date = LocalDate.ofEpochDay(days);
+        int second = (int) Math.floorMod(seconds, 86_400L);
+        char[] text = new char[24];
+        digits(text, 0, date.getYear(), 4);
+        text[4] = '-';
+        digits(text, 5, date.getMonthValue(), 2);
+        text[7] = '-';
+        digits(text, 8, date.getDayOfMonth(), 2);
+        text[10] = 'T';
+        digits(text, 11, second / 3600, 2);
+        text[13] = ':';
+        digits(text, 14, second / 60 % 60, 2);
+        text[16] = ':';
+        digits(text, 17, second % 60, 2);
+        text[19] = '.';
+        digits(text, 20, instant.getNano() / 1_000_000, 3);
+        text[23] = 'Z';
+        return new String(text);
+    }
+
+    private static final long FIRST_DAY = LocalDate.of(1000, 1, 1).toEpochDay();
+    private static final long LAST_DAY = LocalDate.of(9999, 12, 31).toEpochDay();
+
+    private static void digits(char[] text, int at, int value, int width) {
+        for (int i = at + width - 1; i >= at; i--) {
+            text[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
     }
 
     public static byte[] encode(Reply reply) {

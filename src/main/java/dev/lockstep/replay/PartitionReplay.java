@@ -46,6 +46,7 @@ final class PartitionReplay {
     private PartitionMachine machine;
     private PartitionState state;
     private Optional<RecordedCheckpoint> startedFrom = Optional.empty();
+    private long readFrom;
     private Optional<String> unverifiable = Optional.empty();
     private long replayed;
 
@@ -112,17 +113,18 @@ final class PartitionReplay {
         nextEpoch = following;
         nextCheckpoint = checkpoints.indexOf(checkpoint) + 1;
         startedFrom = Optional.of(checkpoint);
+        readFrom = at;
         return true;
     }
 
     /** The first offset this replay applies: 0, or the offset of the checkpoint it started from. */
     long readFrom() {
-        return startedFrom.map(RecordedCheckpoint::nextOffset).orElse(0L);
+        return readFrom;
     }
 
     /** Applies the partition's next record, handing it and what it produced to {@code sink}. */
     void apply(Inbound record, BiConsumer<Inbound, Step> sink) {
-        if (unverifiable.isPresent() || record.offset() < readFrom()) {
+        if (unverifiable.isPresent() || record.offset() < readFrom) {
             return;
         }
         while (nextEpoch < epochs.size() && epochs.get(nextEpoch).startOffset() <= record.offset()) {

@@ -11,8 +11,12 @@ import dev.lockstep.core.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ReplyEncoderTest {
@@ -91,5 +95,21 @@ class ReplyEncoderTest {
         assertThat(Fingerprint.of(ACQUIRE)).isEqualTo(Fingerprint.of(
                 new Command.Acquire("q1", "payment:42", "w", Duration.ofSeconds(30))));
         assertThat(Fingerprint.of(ACQUIRE)).isNotEqualTo(Fingerprint.of(other));
+    }
+
+    @Test
+    void timesAreWrittenAsTheFormatterWritesThem() {
+        DateTimeFormatter formatter = DateTimeFormatter
+                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+        Random random = new Random(3);
+        List<Instant> instants = new ArrayList<>(List.of(Instant.EPOCH, Instant.parse("2026-12-31T23:59:59.999Z"),
+                Instant.parse("2028-02-29T00:00:00Z"), Instant.parse("1969-12-31T23:59:59.001Z"),
+                Instant.parse("0999-12-31T23:59:59.999Z"), Instant.parse("+10000-01-01T00:00:00Z")));
+        for (int i = 0; i < 100_000; i++) {
+            instants.add(Instant.ofEpochMilli(random.nextLong(-40_000_000_000_000L, 250_000_000_000_000L)));
+        }
+        for (Instant instant : instants) {
+            assertThat(ReplyEncoder.formatTime(instant)).as(instant.toString()).isEqualTo(formatter.format(instant));
+        }
     }
 }
