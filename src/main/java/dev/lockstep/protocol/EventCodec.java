@@ -1,11 +1,8 @@
 package dev.lockstep.protocol;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
@@ -22,27 +19,27 @@ public final class EventCodec {
     }
 
     public static byte[] encode(LeaseEvent event) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator json = MAPPER.createGenerator(out)) {
-            json.writeStartObject();
-            json.writeStringField("event_id", event.eventId());
-            json.writeStringField("event", event.kind().wireName());
-            json.writeStringField("resource", event.resource());
-            json.writeStringField("owner", event.owner());
-            json.writeNumberField("fencing_token", event.fencingToken());
-            json.writeStringField("at", ReplyEncoder.formatTime(event.at()));
+        return JsonOut.write(body(event));
+    }
+
+    static JsonOut.Body body(LeaseEvent event) {
+        return json -> {
+            json.startObject();
+            json.string("event_id", event.eventId());
+            json.string("event", event.kind().wireName());
+            json.string("resource", event.resource());
+            json.string("owner", event.owner());
+            json.number("fencing_token", event.fencingToken());
+            json.string("at", ReplyEncoder.formatTime(event.at()));
             if (event.expiresAt().isPresent()) {
-                json.writeStringField("expires_at", ReplyEncoder.formatTime(event.expiresAt().get()));
+                json.string("expires_at", ReplyEncoder.formatTime(event.expiresAt().get()));
             }
-            json.writeStringField("source", event.source());
+            json.string("source", event.source());
             if (event.requestId().isPresent()) {
-                json.writeStringField("request_id", event.requestId().get());
+                json.string("request_id", event.requestId().get());
             }
-            json.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing JSON to memory failed", e);
-        }
-        return out.toByteArray();
+            json.endObject();
+        };
     }
 
     /**

@@ -1,15 +1,11 @@
 package dev.lockstep.protocol;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -19,7 +15,6 @@ import java.util.Optional;
 /** Writes replies as the JSON documented in {@code docs/protocol.md}, fields in a fixed order. */
 public final class ReplyEncoder {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final DateTimeFormatter TIME =
             DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -68,10 +63,13 @@ public final class ReplyEncoder {
     }
 
     public static byte[] encode(Reply reply) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator json = MAPPER.createGenerator(out)) {
-            json.writeStartObject();
-            json.writeStringField("request_id", reply.requestId());
+        return JsonOut.write(body(reply));
+    }
+
+    static JsonOut.Body body(Reply reply) {
+        return json -> {
+            json.startObject();
+            json.string("request_id", reply.requestId());
             if (reply instanceof Reply.Decided decided) {
                 writeHeader(json, Optional.of(decided.command().type()), Optional.of(decided.command().resource()), reply);
                 writeVerdict(json, decided.verdict());
@@ -79,27 +77,24 @@ public final class ReplyEncoder {
                 writeHeader(json, rejected.type(), rejected.resource(), reply);
                 writeVerdict(json, new Verdict.Invalid(rejected.problem()));
             }
-            json.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException("writing JSON to memory failed", e);
-        }
-        return out.toByteArray();
+            json.endObject();
+        };
     }
 
-    private static void writeHeader(JsonGenerator json, Optional<CommandType> type, Optional<String> resource,
+    private static void writeHeader(JsonOut json, Optional<CommandType> type, Optional<String> resource,
             Reply reply) throws IOException {
-        json.writeStringField("type", type.map(CommandType::wireName).orElse(null));
-        json.writeStringField("resource", resource.orElse(null));
-        json.writeStringField("outcome", reply.outcome().wireName());
+        json.string("type", type.map(CommandType::wireName).orElse(null));
+        json.string("resource", resource.orElse(null));
+        json.string("outcome", reply.outcome().wireName());
     }
 
-    private static void writeVerdict(JsonGenerator json, Verdict verdict) throws IOException {
+    private static void writeVerdict(JsonOut json, Verdict verdict) throws IOException {
         if (verdict instanceof Verdict.Acquired acquired) {
-            json.writeBooleanField("acquired", true);
+            json.bool("acquired", true);
             writeLease(json, acquired.lease());
         } else if (verdict instanceof Verdict.NotAcquired notAcquired) {
-            json.writeBooleanField("acquired", false);
-            json.writeNumberField("retry_after_ms", notAcquired.retryAfter().toMillis());
+            json.bool("acquired", false);
+            json.number("retry_after_ms", notAcquired.retryAfter().toMillis());
         } else if (verdict instanceof Verdict.Renewed renewed) {
             writeLease(json, renewed.lease());
         } else if (verdict instanceof Verdict.Locked locked) {
@@ -109,29 +104,29 @@ public final class ReplyEncoder {
         }
     }
 
-    private static void writeLease(JsonGenerator json, Lease lease) throws IOException {
-        json.writeObjectFieldStart("lock");
-        json.writeStringField("resource", lease.resource());
-        json.writeStringField("owner", lease.owner());
-        json.writeNumberField("fencing_token", lease.fencingToken());
-        json.writeStringField("acquired_at", formatTime(lease.acquiredAt()));
-        json.writeStringField("expires_at", formatTime(lease.expiresAt()));
-        json.writeEndObject();
+    private static void writeLease(JsonOut json, Lease lease) throws IOException {
+        json.startObject("lock");
+        json.string("resource", lease.resource());
+        json.string("owner", lease.owner());
+        json.number("fencing_token", lease.fencingToken());
+        json.string("acquired_at", formatTime(lease.acquiredAt()));
+        json.string("expires_at", formatTime(lease.expiresAt()));
+        json.endObject();
     }
 
-    private static void writeProblem(JsonGenerator json, Problem problem) throws IOException {
-        json.writeObjectFieldStart("problem");
-        json.writeStringField("type", problem.type());
-        json.writeStringField("title", problem.title());
-        json.writeStringField("detail", problem.detail());
-        json.writeArrayFieldStart("errors");
+    private static void writeProblem(JsonOut json, Problem problem) throws IOException {
+        json.startObject("problem");
+        json.string("type", problem.type());
+        json.string("title", problem.title());
+        json.string("detail", problem.detail());
+        json.startArray("errors");
         for (FieldError error : problem.errors()) {
-            json.writeStartObject();
-            json.writeStringField("field", error.field());
-            json.writeStringField("message", error.message());
-            json.writeEndObject();
+            json.startObject();
+            json.string("field", error.field());
+            json.string("message", error.message());
+            json.endObject();
         }
-        json.writeEndArray();
-        json.writeEndObject();
+        json.endArray();
+        json.endObject();
     }
 }

@@ -8,6 +8,8 @@ import dev.lockstep.engine.RecordedEpoch;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.Limits;
 import java.io.PrintWriter;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,6 +44,9 @@ public final class ReplayThroughput {
     }
 
     public static Result measure(int records, PrintWriter out) {
+        // The collector matters more than anything else here (docs/benchmarks.md, "Replay"): say which ran.
+        out.println("garbage collectors: " + String.join(", ", ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(GarbageCollectorMXBean::getName).toList()));
         List<Inbound> log = generate(records, 10_000, new Random(7));
         PartitionMachine echo = new PartitionMachine(SETTINGS);
         double[] baseline = new double[ROUNDS + 1];
