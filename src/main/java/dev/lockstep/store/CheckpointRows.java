@@ -4,12 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
 
 /**
  * Takes a partition's checkpoint inside the batch transaction that just saved its position: the
  * copy is made by PostgreSQL from the rows the batch left (nothing travels to the worker), so it
- * is exactly the state at the saved position. Due-ness is one statement per batch; the copy runs
- * once per checkpoint interval of log time.
+ * is exactly the state at the saved position. The store remembers each partition's latest
+ * checkpoint time, so most batches ask nothing; the copy runs once per interval of log time.
  */
 final class CheckpointRows {
 
@@ -34,6 +36,9 @@ final class CheckpointRows {
                     + "SELECT c.checkpoint_id, r.request_id, r.fingerprint, r.reply, r.record_offset, r.applied_at "
                     + "FROM partition_checkpoints c JOIN request_log r ON r.topic = c.topic AND r.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND r.applied_at + c.request_retention_ms" + RETAINED;
+    private static final String LATEST =
+            "SELECT max(c.last_now) FROM partition_checkpoints c JOIN partition_progress p ON p.topic = c.topic "
+                    + "AND p.partition = c.partition AND p.topic_id = c.topic_id WHERE c.topic = ? AND c.partition = ?";
     private static final String PRUNE =
             "DELETE FROM partition_checkpoints WHERE topic = ? AND partition = ? AND checkpoint_id NOT IN ("
                     + "SELECT checkpoint_id FROM partition_checkpoints WHERE topic = ? AND partition = ? "
@@ -42,11 +47,37 @@ final class CheckpointRows {
     private CheckpointRows() {
     }
 
-    /** @return whether a checkpoint was taken */
-    static boolean takeIfDue(Connection connection, PartitionId partition, CheckpointPolicy policy) throws SQLException {
-        if (!policy.enabled()) {
+    /**
+     * @param clock the partition's clock as just saved
+     * @param latest each partition's latest checkpoint time as last seen by this store: a guide only
+     *     (the statement decides), so one left behind by a rolled-back batch or another worker only
+     *     moves a checkpoint by up to an interval
+     * @return whether a checkpoint was taken
+     */
+    static boolean takeIfDue(Connection connection, PartitionId partition, CheckpointPolicy policy, Instant clock,
+            Map<PartitionId, Instant> latest) throws SQLException {
+        Instant known = latest.get(partition);
+        if (!policy.enabled() || (known != null && clock.isBefore(known.plus(policy.interval())))) {
             return false;
         }
+        if (!take(connection, partition, policy)) {
+            try (PreparedStatement select = connection.prepareStatement(LATEST)) {
+                select.setString(1, partition.topic());
+                select.setInt(2, partition.partition());
+                try (ResultSet rs = select.executeQuery()) {
+                    if (rs.next() && rs.getObject(1) != null) {
+                        latest.put(partition, SqlArrays.instant(rs, 1));
+                    }
+                }
+            }
+            return false;
+        }
+        latest.put(partition, clock);
+        return true;
+    }
+
+    private static boolean take(Connection connection, PartitionId partition, CheckpointPolicy policy)
+            throws SQLException {
         long id;
         try (PreparedStatement insert = connection.prepareStatement(INSERT_IF_DUE)) {
             insert.setString(1, partition.topic());

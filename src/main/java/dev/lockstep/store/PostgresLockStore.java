@@ -5,6 +5,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -18,6 +21,8 @@ public final class PostgresLockStore implements LockStore {
     private static final int OPEN_ATTEMPTS = 5;
 
     private final HikariDataSource dataSource;
+    /** Each partition's latest checkpoint time as last seen here, so that most batches need not ask. */
+    private final Map<PartitionId, Instant> checkpointed = new ConcurrentHashMap<>();
 
     private PostgresLockStore(HikariDataSource dataSource) {
         this.dataSource = dataSource;
@@ -97,7 +102,7 @@ public final class PostgresLockStore implements LockStore {
     public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
         try (Connection connection = dataSource.getConnection()) {
             try {
-                T result = work.apply(new PostgresPartitionTransaction(connection, partition));
+                T result = work.apply(new PostgresPartitionTransaction(connection, partition, checkpointed));
                 connection.commit();
                 return result;
             } catch (RuntimeException | SQLException e) {

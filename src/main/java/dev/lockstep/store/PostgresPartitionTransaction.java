@@ -8,7 +8,6 @@ import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
-import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.protocol.EventCodec;
@@ -17,7 +16,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -80,11 +78,15 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     private final Connection connection;
     private final PartitionId partition;
     private final LeaseRows leases;
+    private final Map<PartitionId, Instant> checkpointed;
+    private Optional<Instant> savedClock = Optional.empty();
 
-    PostgresPartitionTransaction(Connection connection, PartitionId partition) {
+    /** @param checkpointed each partition's latest checkpoint time, as this store last saw it */
+    PostgresPartitionTransaction(Connection connection, PartitionId partition, Map<PartitionId, Instant> checkpointed) {
         this.connection = connection;
         this.partition = partition;
         this.leases = new LeaseRows(connection, partition);
+        this.checkpointed = checkpointed;
     }
 
     @Override
@@ -176,10 +178,11 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             upsertRequests(state.changedRequests());
             insertEvents(state.newEvents());
             PartitionPosition position = state.position();
+            savedClock = Optional.of(position.clock());
             try (PreparedStatement update = connection.prepareStatement(UPDATE_POSITION)) {
                 update.setLong(1, position.nextOffset());
                 update.setLong(2, position.clock().toEpochMilli());
-                setQuarantine(update, 3, position.quarantine());
+                SqlArrays.setQuarantine(update, 3, position.quarantine());
                 update.setLong(6, acknowledged);
                 update.setString(7, partition.topic());
                 update.setInt(8, partition.partition());
@@ -194,8 +197,11 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     @Override
     public boolean checkpointIfDue(CheckpointPolicy policy) {
+        if (savedClock.isEmpty()) {
+            return false;
+        }
         try {
-            return CheckpointRows.takeIfDue(connection, partition, policy);
+            return CheckpointRows.takeIfDue(connection, partition, policy, savedClock.get(), checkpointed);
         } catch (SQLException e) {
             throw fail("taking a checkpoint", e);
         }
@@ -229,7 +235,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             upsert.setLong(4, position.nextOffset());
             upsert.setLong(5, position.clock().toEpochMilli());
             upsert.setLong(6, position.tokenBase());
-            setQuarantine(upsert, 7, position.quarantine());
+            SqlArrays.setQuarantine(upsert, 7, position.quarantine());
             upsert.setString(10, settings.canonical());
             upsert.setLong(11, settings.requestRetention().toMillis());
             upsert.setLong(12, position.nextOffset());
@@ -248,23 +254,6 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             events.executeUpdate();
         } catch (SQLException e) {
             throw fail("recording a new epoch", e);
-        }
-    }
-
-    private static void setQuarantine(PreparedStatement statement, int first, Optional<Quarantine> quarantine)
-            throws SQLException {
-        if (quarantine.isEmpty()) {
-            statement.setNull(first, Types.BIGINT);
-            statement.setNull(first + 1, Types.BIGINT);
-            statement.setNull(first + 2, Types.BIGINT);
-            return;
-        }
-        statement.setLong(first, quarantine.get().lostFrom());
-        statement.setLong(first + 1, quarantine.get().lostTo());
-        if (quarantine.get().until().isPresent()) {
-            statement.setLong(first + 2, quarantine.get().until().get().toEpochMilli());
-        } else {
-            statement.setNull(first + 2, Types.BIGINT);
         }
     }
 

@@ -3,14 +3,19 @@ package dev.lockstep.store;
 import dev.lockstep.engine.Quarantine;
 import java.sql.Array;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.Optional;
 
-/** Whole batches as bound array parameters, so that the number of statements does not grow with the batch. */
+/**
+ * Values bound to and read from statements: whole batches as array parameters (so that the number of
+ * statements does not grow with the batch), times, and quarantines.
+ */
 final class SqlArrays {
 
     /** Times travel as epoch milliseconds and are turned into {@code timestamptz} by PostgreSQL, exactly. */
@@ -43,5 +48,23 @@ final class SqlArrays {
         }
         return Optional.of(new Quarantine(from, rs.getLong(first + 1), Optional.ofNullable(
                 rs.getObject(first + 2, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
+    }
+
+    /** Binds a quarantine to three parameters from {@code first}: lost from, lost to, until (epoch ms); nulls when none. */
+    static void setQuarantine(PreparedStatement statement, int first, Optional<Quarantine> quarantine)
+            throws SQLException {
+        if (quarantine.isEmpty()) {
+            statement.setNull(first, Types.BIGINT);
+            statement.setNull(first + 1, Types.BIGINT);
+            statement.setNull(first + 2, Types.BIGINT);
+            return;
+        }
+        statement.setLong(first, quarantine.get().lostFrom());
+        statement.setLong(first + 1, quarantine.get().lostTo());
+        if (quarantine.get().until().isPresent()) {
+            statement.setLong(first + 2, quarantine.get().until().get().toEpochMilli());
+        } else {
+            statement.setNull(first + 2, Types.BIGINT);
+        }
     }
 }
