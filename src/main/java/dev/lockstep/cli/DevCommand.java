@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
@@ -25,6 +26,8 @@ import picocli.CommandLine.Spec;
         description = "Start a real Kafka broker in this process, create the topics, and run the worker against "
                 + "PostgreSQL. Stays up until Ctrl-C.")
 final class DevCommand implements Callable<Integer> {
+
+    static final int DEFAULT_HTTP_PORT = 8080;
 
     @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port on 127.0.0.1. Default: ${DEFAULT-VALUE}.")
     int kafkaPort;
@@ -52,7 +55,8 @@ final class DevCommand implements Callable<Integer> {
             out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
             out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
             out.flush();
-            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database());
+            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database(),
+                    options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,6 +17,7 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return WorkerRunner.run(options.worker(kafka.settings(), kafka.topics()), options.database());
+        return WorkerRunner.run(options.worker(kafka.settings(), kafka.topics()), options.database(),
+                options.http(Optional.empty(), "0.0.0.0"));
     }
 }

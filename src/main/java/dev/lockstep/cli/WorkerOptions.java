@@ -10,6 +10,7 @@ import dev.lockstep.worker.Retention;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -56,10 +57,24 @@ final class WorkerOptions {
             description = "Checkpoints kept per partition; 0 records none. Default: ${DEFAULT-VALUE}.")
     int checkpointsKept;
 
+    @Option(names = "--http-port", paramLabel = "PORT", description = "Serve /metrics, /health/live and "
+            + "/health/ready on this port (docs/operations.md). Default: off for worker, 8080 for dev.")
+    Integer httpPort;
+
+    @Option(names = "--http-host", paramLabel = "HOST", description = "Address the HTTP port listens on. Default: "
+            + "0.0.0.0 for worker, 127.0.0.1 for dev.")
+    String httpHost;
+
     @Option(names = "--accept-settings-change", description = "When --max-ttl, --max-value-bytes, "
             + "--request-retention, --reply-allow-list or the reply topic differ from the settings recorded for a "
             + "partition, record these from the partition's next offset on instead of refusing to start.")
     boolean acceptSettingsChange;
+
+    /** Where the HTTP endpoints listen, if anywhere: the flags, else the command's defaults. */
+    Optional<WorkerRunner.HttpEndpoint> http(Optional<Integer> defaultPort, String defaultHost) {
+        return Optional.ofNullable(httpPort).or(() -> defaultPort)
+                .map(port -> new WorkerRunner.HttpEndpoint(httpHost != null ? httpHost : defaultHost, port));
+    }
 
     DatabaseSettings database() {
         return db.settings(dbPoolSize);

@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.protocol.LeaseEvent;
 import java.util.Objects;
 
 /**
@@ -10,12 +11,14 @@ import java.util.Objects;
  * @param offset the command record that made or showed the change
  * @param index its place among that record's events
  * @param eventId the {@code event_id} inside {@code value}
+ * @param kind the {@code event} inside {@code value}
  * @param value the event's JSON ({@link dev.lockstep.protocol.EventCodec})
  */
-public record EventEntry(long offset, int index, String eventId, String resource, String value) {
+public record EventEntry(long offset, int index, String eventId, LeaseEvent.Kind kind, String resource, String value) {
 
     public EventEntry {
         Objects.requireNonNull(eventId, "eventId");
+        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(value, "value");
     }

@@ -38,7 +38,7 @@ final class EventWriter {
         String eventId = record.topic() + "-" + record.partition() + "/" + sequence + "." + index;
         LeaseEvent event = new LeaseEvent(eventId, kind, lease.resource(), lease.owner(), lease.fencingToken(),
                 at, expiresAt, record.position(), requestId);
-        EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), lease.resource(),
+        EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), kind, lease.resource(),
                 new String(EventCodec.encode(event), StandardCharsets.UTF_8));
         state.add(entry);
         written.add(new Outbound.Event(record, entry));

@@ -1,6 +1,9 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.core.CommandType;
+import dev.lockstep.core.Outcome;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.Optional;
 
 /** A record the worker publishes as the result of one command record. */
@@ -11,13 +14,45 @@ public sealed interface Outbound {
 
     /**
      * @param correlationId the command's {@code kafka_correlationId} header, copied unchanged
+     * @param answer what the reply is, for the operator's counters
      */
     record ReplyRecord(Inbound source, ReplyRoute route, String requestId, byte[] value,
-            Optional<byte[]> correlationId) implements Outbound {
+            Optional<byte[]> correlationId, Answer answer) implements Outbound {
 
         /** The reply could not be delivered where it was routed: it goes to the dead letters instead. */
         public DeadLetter undeliverable(String reason) {
-            return new DeadLetter(source, reason, Optional.of(value));
+            return new DeadLetter(source, reason, Cause.REPLY_UNDELIVERABLE, Optional.of(value));
+        }
+    }
+
+    /** What a reply is, for counting: never a resource, an owner or a request ID. */
+    sealed interface Answer {
+
+        /** Decided by this record: the command's type (when it could be read) and the outcome. */
+        record Decided(Optional<CommandType> type, Outcome outcome) implements Answer {
+        }
+
+        /** A stored reply sent again: a request ID retried within the retention, or a record fetched again. */
+        record Repeated(Optional<CommandType> type) implements Answer {
+        }
+    }
+
+    /** Why a record was dead-lettered, as a bounded set (the reason text says more). */
+    enum Cause {
+        /** The record carries no log-append time. */
+        NO_LOG_APPEND_TIME,
+        /** Not a readable command: too large, not strict UTF-8, not a JSON object, no request ID. */
+        UNREADABLE,
+        /** The reply's route is not allowed or malformed. */
+        ROUTE_REFUSED,
+        /** A record fetched again whose stored reply was swept. */
+        REPLY_GONE,
+        /** The reply's topic or partition does not exist. */
+        REPLY_UNDELIVERABLE;
+
+        /** The lower-case name, as a metric label. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -37,10 +72,10 @@ public sealed interface Outbound {
      *
      * @param reply the reply the command got, when it was decided but could not be delivered
      */
-    record DeadLetter(Inbound source, String reason, Optional<byte[]> reply) implements Outbound {
+    record DeadLetter(Inbound source, String reason, Cause cause, Optional<byte[]> reply) implements Outbound {
 
-        public DeadLetter(Inbound source, String reason) {
-            this(source, reason, Optional.empty());
+        public DeadLetter(Inbound source, String reason, Cause cause) {
+            this(source, reason, cause, Optional.empty());
         }
     }
 }

@@ -2,8 +2,10 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandClock;
+import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Decision;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.Fingerprint;
 import dev.lockstep.protocol.LeaseEvent;
@@ -153,9 +155,9 @@ public final class PartitionMachine {
         }
         Outbound out;
         if (triaged instanceof Triaged.DeadLetter dead) {
-            out = new Outbound.DeadLetter(record, dead.reason());
+            out = dead.of(record);
         } else if (triaged instanceof Triaged.Reject reject) {
-            out = reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+            out = reject.reply(record);
         } else {
             out = apply(record, (Triaged.Apply) triaged, now, quarantine, state, events);
         }
@@ -170,11 +172,12 @@ public final class PartitionMachine {
     public Outbound echo(Inbound record) {
         Triaged triaged = triage.triage(record);
         if (triaged instanceof Triaged.Apply apply) {
-            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), new Verdict.NotFound())));
+            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), new Verdict.NotFound())),
+                    new Outbound.Answer.Decided(Optional.of(apply.command().type()), Outcome.NOT_FOUND));
         } else if (triaged instanceof Triaged.Reject reject) {
-            return reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+            return reject.reply(record);
         }
-        return new Outbound.DeadLetter(record, ((Triaged.DeadLetter) triaged).reason());
+        return ((Triaged.DeadLetter) triaged).of(record);
     }
 
     private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
@@ -183,7 +186,7 @@ public final class PartitionMachine {
         String fingerprint = Fingerprint.of(command);
         Optional<RequestEntry> prior = state.request(command.requestId()).filter(e -> e.rememberedAt(now, settings));
         if (prior.isPresent()) {
-            return apply.reply(record, retried(prior.get(), command, fingerprint));
+            return retried(record, apply, prior.get(), fingerprint);
         }
         Verdict verdict;
         Optional<Instant> until = quarantine.flatMap(Quarantine::until);
@@ -200,7 +203,7 @@ public final class PartitionMachine {
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
         state.put(new RequestEntry(command.requestId(), fingerprint, new String(reply, StandardCharsets.UTF_8),
                 record.offset(), now));
-        return apply.reply(record, reply);
+        return apply.reply(record, reply, new Outbound.Answer.Decided(Optional.of(command.type()), verdict.outcome()));
     }
 
     /**
@@ -236,22 +239,26 @@ public final class PartitionMachine {
      */
     private static Outbound answerAgain(Inbound record, Triaged triaged, PartitionState state) {
         if (triaged instanceof Triaged.DeadLetter dead) {
-            return new Outbound.DeadLetter(record, dead.reason());
+            return dead.of(record);
         } else if (triaged instanceof Triaged.Reject reject) {
-            return reject.reply(record, ReplyEncoder.encode(reject.rejection()));
+            return reject.reply(record);
         }
         Triaged.Apply apply = (Triaged.Apply) triaged;
         Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
         if (entry.isEmpty()) {
-            return new Outbound.DeadLetter(record, REPLY_GONE);
+            return new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE);
         }
-        return apply.reply(record, retried(entry.get(), apply.command(), Fingerprint.of(apply.command())));
+        return retried(record, apply, entry.get(), Fingerprint.of(apply.command()));
     }
 
-    private static byte[] retried(RequestEntry prior, Command command, String fingerprint) {
-        return prior.fingerprint().equals(fingerprint)
-                ? prior.reply().getBytes(StandardCharsets.UTF_8)
-                : ReplyEncoder.encode(Reply.Rejected.reusedRequestId(command));
+    /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
+    private static Outbound retried(Inbound record, Triaged.Apply apply, RequestEntry prior, String fingerprint) {
+        Optional<CommandType> type = Optional.of(apply.command().type());
+        if (prior.fingerprint().equals(fingerprint)) {
+            return apply.reply(record, prior.reply().getBytes(StandardCharsets.UTF_8), new Outbound.Answer.Repeated(type));
+        }
+        return apply.reply(record, ReplyEncoder.encode(Reply.Rejected.reusedRequestId(apply.command())),
+                new Outbound.Answer.Decided(type, Outcome.INVALID));
     }
 
     /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */

@@ -30,15 +30,15 @@ final class Triage {
 
     Triaged triage(Inbound record) {
         if (record.logAppendTime().isEmpty()) {
-            return new Triaged.DeadLetter(NO_LOG_APPEND_TIME);
+            return new Triaged.DeadLetter(NO_LOG_APPEND_TIME, Outbound.Cause.NO_LOG_APPEND_TIME);
         }
         ParsedCommand parsed = decoder.decode(record.key(), record.value());
         if (parsed instanceof ParsedCommand.Unreadable unreadable) {
-            return new Triaged.DeadLetter(unreadable.reason());
+            return new Triaged.DeadLetter(unreadable.reason(), Outbound.Cause.UNREADABLE);
         }
         Routing routing = router.route(record.headers(), ((ParsedCommand.Answerable) parsed).replyTo());
         if (routing instanceof Routing.Refused refused) {
-            return new Triaged.DeadLetter(refused.reason());
+            return new Triaged.DeadLetter(refused.reason(), Outbound.Cause.ROUTE_REFUSED);
         }
         ReplyRoute route = ((Routing.Routed) routing).route();
         Header correlation = record.headers().lastHeader(ReplyRouter.CORRELATION_HEADER);

@@ -1,14 +1,20 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Outcome;
 import dev.lockstep.protocol.Reply;
+import dev.lockstep.protocol.ReplyEncoder;
 import java.util.Optional;
 
 /** What to do with one command record, decided before any database work. */
 sealed interface Triaged {
 
     /** Cannot be answered: no request ID, no route, or no JSON object. */
-    record DeadLetter(String reason) implements Triaged {
+    record DeadLetter(String reason, Outbound.Cause cause) implements Triaged {
+
+        Outbound.DeadLetter of(Inbound source) {
+            return new Outbound.DeadLetter(source, reason, cause);
+        }
     }
 
     /** A command that gets a reply, on this route. */
@@ -21,8 +27,8 @@ sealed interface Triaged {
 
         String requestId();
 
-        default Outbound.ReplyRecord reply(Inbound source, byte[] value) {
-            return new Outbound.ReplyRecord(source, route(), requestId(), value, correlationId());
+        default Outbound.ReplyRecord reply(Inbound source, byte[] value, Outbound.Answer answer) {
+            return new Outbound.ReplyRecord(source, route(), requestId(), value, correlationId(), answer);
         }
     }
 
@@ -31,6 +37,10 @@ sealed interface Triaged {
         @Override
         public String requestId() {
             return rejection.requestId();
+        }
+
+        Outbound.ReplyRecord reply(Inbound source) {
+            return reply(source, ReplyEncoder.encode(rejection), new Outbound.Answer.Decided(rejection.type(), Outcome.INVALID));
         }
     }
 

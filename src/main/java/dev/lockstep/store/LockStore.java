@@ -21,6 +21,16 @@ public interface LockStore extends AutoCloseable {
      */
     SweepResult sweep(int limit);
 
+    /**
+     * Asks the database whether it answers, within a couple of seconds.
+     *
+     * @throws StoreException when it does not, saying why
+     */
+    void ping();
+
+    /** The leases live at their partition's clock (log time), over every partition of {@code topic}. */
+    long liveLeases(String topic);
+
     @Override
     void close();
 }

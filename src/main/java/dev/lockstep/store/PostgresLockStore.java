@@ -2,11 +2,14 @@ package dev.lockstep.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
@@ -30,7 +33,17 @@ public final class PostgresLockStore implements LockStore {
 
     /** Connects, migrates the schema to the current version, and returns the store. */
     public static PostgresLockStore open(DatabaseSettings settings) {
+        return open(settings, Optional.empty());
+    }
+
+    /** As {@link #open(DatabaseSettings)}, with the connection pool's metrics on {@code registry}. */
+    public static PostgresLockStore open(DatabaseSettings settings, MeterRegistry registry) {
+        return open(settings, Optional.of(registry));
+    }
+
+    private static PostgresLockStore open(DatabaseSettings settings, Optional<MeterRegistry> registry) {
         HikariConfig config = new HikariConfig();
+        registry.ifPresent(config::setMetricRegistry);
         config.setJdbcUrl(settings.jdbcUrl());
         settings.user().ifPresent(config::setUsername);
         settings.password().ifPresent(config::setPassword);
@@ -157,6 +170,38 @@ public final class PostgresLockStore implements LockStore {
             }
         } catch (SQLException e) {
             throw new StoreException("sweeping ended leases, old request entries and published events failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static final String LIVE_LEASES =
+            "SELECT count(*) FROM distributed_locks d JOIN partition_progress p ON p.topic = d.topic "
+                    + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
+
+    @Override
+    public void ping() {
+        try (Connection connection = dataSource.getConnection()) {
+            if (!connection.isValid(2)) {
+                throw new StoreException("the connection did not answer within 2 s", null);
+            }
+            connection.rollback();
+        } catch (SQLException e) {
+            throw new StoreException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public long liveLeases(String topic) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement count = connection.prepareStatement(LIVE_LEASES)) {
+            count.setString(1, topic);
+            try (ResultSet rs = count.executeQuery()) {
+                rs.next();
+                long live = rs.getLong(1);
+                connection.rollback();
+                return live;
+            }
+        } catch (SQLException e) {
+            throw new StoreException("counting live leases failed: " + e.getMessage(), e);
         }
     }
 

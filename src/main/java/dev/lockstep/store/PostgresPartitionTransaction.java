@@ -11,6 +11,7 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -151,8 +152,9 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
                     String value = rs.getString(4);
-                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), EventCodec.decode(
-                            value.getBytes(StandardCharsets.UTF_8)).eventId(), rs.getString(3), value));
+                    LeaseEvent event = EventCodec.decode(value.getBytes(StandardCharsets.UTF_8));
+                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), event.eventId(), event.kind(), rs.getString(3),
+                            value));
                 }
             }
             return events;

@@ -40,9 +40,12 @@ final class Assignments {
     private Optional<KafkaFuture<TopicIdentity>> identityAsked = Optional.empty();
     private Instant nextAttempt = Instant.MIN;
     private final Backoff backoff = new Backoff();
+    private final WorkerHealth health;
+    private final Set<TopicPartition> owned = new HashSet<>();
 
     Assignments(Consumer<byte[], byte[]> consumer, PartitionPositioner positioner, TopicCheck topicCheck,
-            TopicIdentity identity, Clock clock) {
+            TopicIdentity identity, Clock clock, WorkerHealth health) {
+        this.health = health;
         this.consumer = consumer;
         this.positioner = positioner;
         this.topicCheck = topicCheck;
@@ -58,14 +61,23 @@ final class Assignments {
 
     void assigned(Collection<TopicPartition> partitions) {
         consumer.pause(partitions);
+        owned.addAll(partitions);
         unpositioned.addAll(partitions);
         refused.removeAll(partitions);
         nextAttempt = Instant.MIN;
+        tellHealth();
     }
 
     void revoked(Collection<TopicPartition> partitions) {
+        owned.removeAll(partitions);
         unpositioned.removeAll(partitions);
         refused.removeAll(partitions);
+        tellHealth();
+    }
+
+    private void tellHealth() {
+        health.partitions(new WorkerHealth.Partitions(owned.size(), unpositioned.size(),
+                refused.stream().map(TopicPartition::toString).sorted().toList()));
     }
 
     /** Whether the partition may be fetched and applied. */
@@ -132,6 +144,7 @@ final class Assignments {
             refused.addAll(notApplied);
             consumer.resume(pending.stream().filter(this::applicable).toList());
             backoff.reset();
+            tellHealth();
         } catch (StoreException | KafkaException | WorkerStartException e) {
             if (e instanceof WorkerStartException refusal && refusal.kind() == WorkerStartException.Kind.SETTINGS_DIFFER) {
                 throw refusal;

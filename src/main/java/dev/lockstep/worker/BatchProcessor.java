@@ -7,10 +7,12 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -38,6 +40,7 @@ final class BatchProcessor implements RecordProcessor {
     private final Supplier<Optional<String>> topicId;
     private final ToLongFunction<PartitionId> acknowledged;
     private final CheckpointPolicy checkpoints;
+    private final WorkerMetrics metrics;
 
     /**
      * @param topicId the command topic's ID as the worker last saw it; empty when it is not checked
@@ -45,17 +48,21 @@ final class BatchProcessor implements RecordProcessor {
      * @param checkpoints when a batch also records its partition's checkpoint
      */
     BatchProcessor(LockStore store, PartitionMachine machine, Supplier<Optional<String>> topicId,
-            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints) {
+            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints, WorkerMetrics metrics) {
         this.store = store;
         this.machine = machine;
         this.topicId = topicId;
         this.acknowledged = acknowledged;
         this.checkpoints = checkpoints;
+        this.metrics = metrics;
     }
 
     @Override
     public List<Outbound> process(PartitionId partition, List<Inbound> records) {
-        return store.inPartition(partition, tx -> apply(partition, records, tx));
+        long start = System.nanoTime();
+        List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, tx));
+        metrics.batch(records.size(), Duration.ofNanos(System.nanoTime() - start));
+        return out;
     }
 
     private List<Outbound> apply(PartitionId partition, List<Inbound> records, PartitionTransaction tx) {

@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.engine.ReplyRouter;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
@@ -28,11 +29,16 @@ final class OutboundPublisher {
     private final Producer<byte[], byte[]> producer;
     private final TopicNames topics;
     private final TopicCatalog catalog;
+    private final WorkerMetrics metrics;
+    private final WorkerHealth health;
 
-    OutboundPublisher(Producer<byte[], byte[]> producer, TopicNames topics, TopicCatalog catalog) {
+    OutboundPublisher(Producer<byte[], byte[]> producer, TopicNames topics, TopicCatalog catalog, WorkerMetrics metrics,
+            WorkerHealth health) {
         this.producer = producer;
         this.topics = topics;
         this.catalog = catalog;
+        this.metrics = metrics;
+        this.health = health;
     }
 
     /**
@@ -49,11 +55,18 @@ final class OutboundPublisher {
         }
         AtomicInteger pending = new AtomicInteger(outbound.size());
         for (Outbound out : outbound) {
-            producer.send(toRecord(deliverable(out)), (metadata, error) -> {
+            Outbound sent = deliverable(out);
+            producer.send(toRecord(sent), (metadata, error) -> {
                 if (error != null) {
+                    metrics.publishFailed();
+                    health.publishFailed(error.getMessage());
                     acknowledged.completeExceptionally(new KafkaException(
                             "the broker did not acknowledge a reply: " + error.getMessage(), error));
-                } else if (pending.decrementAndGet() == 0) {
+                    return;
+                }
+                metrics.published(sent);
+                health.published();
+                if (pending.decrementAndGet() == 0) {
                     acknowledged.complete(null);
                 }
             });

@@ -2,8 +2,11 @@ package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionMachine;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -62,6 +65,9 @@ public final class Worker implements AutoCloseable {
     private final Admin admin;
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
+    private final WorkerMetrics metrics;
+    private final WorkerHealth health;
+    private final Instruments instruments;
     private final Backoff backoff = new Backoff();
     /** Offsets applied but perhaps not yet committed (commits are asynchronous); poll thread only. */
     private final Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
@@ -73,7 +79,7 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
+    private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode, MeterRegistry registry,
             KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer, Admin admin) {
         this.settings = settings;
         this.store = store;
@@ -82,8 +88,12 @@ public final class Worker implements AutoCloseable {
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
-        this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock));
+        this.metrics = new WorkerMetrics(registry, clock);
+        this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), store);
+        this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
+                metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
+        this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }
 
     /** Creates the Kafka clients (which start their own I/O threads); does not poll yet. */
@@ -97,8 +107,22 @@ public final class Worker implements AutoCloseable {
      * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
-        return new Worker(settings, store, clock, mode, WorkerClients.consumer(settings),
+        return connect(settings, store, clock, mode, new SimpleMeterRegistry());
+    }
+
+    /**
+     * As {@link #connect(WorkerSettings, LockStore, Clock, ApplyMode)}, with the worker's meters on
+     * {@code registry} (docs/operations.md).
+     */
+    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
+            MeterRegistry registry) {
+        return new Worker(settings, store, clock, mode, registry, WorkerClients.consumer(settings),
                 WorkerClients.producer(settings), WorkerClients.admin(settings));
+    }
+
+    /** Whether the worker is alive and ready, for the HTTP server's health endpoints. */
+    public WorkerHealth health() {
+        return health;
     }
 
     /**
@@ -110,10 +134,10 @@ public final class Worker implements AutoCloseable {
         TopicIdentity identity = check.verify();
         EngineSettings rules = settings.engine(identity.partitions());
         assignments = new Assignments(consumer, new PartitionPositioner(store, consumer, rules,
-                settings.acceptSettingsChange()), check, identity, clock);
+                settings.acceptSettingsChange()), check, identity, clock, health);
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
-                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints());
+                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics);
         processor = switch (mode) {
             case BATCH -> batches;
             // The seed's design: each command its own transaction, answered right after it.
@@ -169,6 +193,8 @@ public final class Worker implements AutoCloseable {
         ConsumerRecords<byte[], byte[]> records;
         try {
             records = consumer.poll(pipeline.isBusy() ? BUSY_POLL_TIMEOUT : POLL_TIMEOUT);
+            health.polled();
+            instruments.afterPoll();
         } catch (InvalidOffsetException e) {
             LOG.warn("partitions {} are at offsets the log no longer has ({}); positioning them from the database",
                     e.partitions(), e.getMessage());
@@ -267,6 +293,7 @@ public final class Worker implements AutoCloseable {
 
     @Override
     public void close() {
+        instruments.close();
         sweeper.close();
         consumer.close();
         producer.close();

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -14,6 +15,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * measured in docs/benchmarks.md; {@code --kafka-config} may change them, never the guarantees.
  */
 final class WorkerClients {
+
+    private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 300_000;
 
     private WorkerClients() {
     }
@@ -40,6 +43,13 @@ final class WorkerClients {
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** The consumer's {@code max.poll.interval.ms}: a poll loop slower than this has lost its partitions. */
+    static Duration maxPollInterval(WorkerSettings settings) {
+        Object configured = settings.kafka().with(Map.of()).get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
+        return Duration.ofMillis(configured == null ? CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS
+                : Long.parseLong(configured.toString().trim()));
     }
 
     static Admin admin(WorkerSettings settings) {

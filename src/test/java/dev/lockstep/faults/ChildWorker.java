@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -40,15 +39,7 @@ final class ChildWorker implements AutoCloseable {
             Map<String, String> kafkaProperties) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "faults"));
-            List<String> args = new ArrayList<>(List.of("worker",
-                    "--bootstrap-servers", env.kafka().bootstrapServers(),
-                    "--db-url", env.database().jdbcUrl(),
-                    "--command-topic", topics.commands(),
-                    "--reply-topic", topics.replies(),
-                    "--dead-letter-topic", topics.deadLetters(),
-                    "--events-topic", topics.events(),
-                    "--group-id", groupId,
-                    "--db-pool-size", "4", "--apply-threads", "3"));
+            List<String> args = LockstepProcess.workerArgs(env, topics, groupId);
             if (!kafkaProperties.isEmpty()) {
                 Path config = dir.resolve(name + ".properties");
                 StringBuilder text = new StringBuilder();

@@ -1,6 +1,7 @@
 package dev.lockstep.testkit;
 
 import dev.lockstep.cli.LockstepCli;
+import dev.lockstep.protocol.TopicNames;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +13,19 @@ import java.util.List;
 public final class LockstepProcess {
 
     private LockstepProcess() {
+    }
+
+    /** {@code worker} with the arguments that point it at this test's broker, database and topics. */
+    public static List<String> workerArgs(LockstepExtension env, TopicNames topics, String groupId) {
+        return new ArrayList<>(List.of("worker",
+                "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--db-url", env.database().jdbcUrl(),
+                "--command-topic", topics.commands(),
+                "--reply-topic", topics.replies(),
+                "--dead-letter-topic", topics.deadLetters(),
+                "--events-topic", topics.events(),
+                "--group-id", groupId,
+                "--db-pool-size", "4", "--apply-threads", "3"));
     }
 
     /** Starts {@code lockstep ARGS...}; its stderr goes to {@code stderr} (append), its stdout stays readable. */

@@ -9,7 +9,10 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.Limits;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.CheckpointPolicy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +36,8 @@ final class Batches {
     }
 
     static BatchProcessor processor(LockStore store, EngineSettings settings) {
-        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L, CheckpointPolicy.OFF);
+        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L, CheckpointPolicy.OFF,
+                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
     }
 
     /** Records the partition's first epoch, as a worker does when it is assigned the partition. */

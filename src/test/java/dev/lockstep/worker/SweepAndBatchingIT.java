@@ -11,7 +11,10 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.CheckpointPolicy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PostgresLockStore;
@@ -142,7 +145,8 @@ class SweepAndBatchingIT {
         Batches.start(store, partition);
         long[] acknowledged = {0};
         BatchProcessor processor = new BatchProcessor(store, new PartitionMachine(Batches.SETTINGS), Optional::empty,
-                p -> acknowledged[0], CheckpointPolicy.OFF);
+                p -> acknowledged[0], CheckpointPolicy.OFF,
+                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
         List<Inbound> records = List.of(
                 Batches.record("events", 0, "e", acquire("ev-1", "e", "a"), T0),
                 Batches.record("events", 1, "e", acquire("ev-2", "e", "b"), T0.plusSeconds(5)),

@@ -1,0 +1,108 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
+import dev.lockstep.store.PartitionTransaction;
+import dev.lockstep.store.StoreException;
+import dev.lockstep.store.SweepResult;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/** Liveness and readiness from what the poll loop, the assignment and the publisher reported. */
+class WorkerHealthTest {
+
+    /** A database that answers or not, as the test says; nothing else of a store is used here. */
+    private static final class Database implements LockStore {
+        boolean down;
+
+        @Override
+        public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SweepResult sweep(int limit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void ping() {
+            if (down) {
+                throw new StoreException("Connection refused", null);
+            }
+        }
+
+        @Override
+        public long liveLeases(String topic) {
+            return 0;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static final class Ticking extends Clock {
+        Instant now = Instant.parse("2026-12-03T10:00:00Z");
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    @Test
+    void liveWhilePollingWithinTheMaxPollInterval() {
+        Ticking clock = new Ticking();
+        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), new Database());
+        assertThat(health.live().ok()).as("before the first poll").isFalse();
+        health.polled();
+        clock.now = clock.now.plus(Duration.ofMinutes(4));
+        assertThat(health.live().ok()).isTrue();
+        assertThat(health.sinceLastPoll()).contains(Duration.ofMinutes(4));
+        clock.now = clock.now.plus(Duration.ofMinutes(2));
+        assertThat(health.live().problems()).singleElement().asString().contains("360 s ago")
+                .contains("max.poll.interval.ms (300000 ms)");
+    }
+
+    @Test
+    void readyOnlyWithPositionedPartitionsADatabaseAndAcknowledgedPublications() {
+        Database database = new Database();
+        WorkerHealth health = new WorkerHealth(new Ticking(), Duration.ofMinutes(5), database);
+        health.polled();
+        assertThat(health.ready().problems()).containsExactly("no partition of the command topic is assigned to this worker");
+        health.partitions(new WorkerHealth.Partitions(3, 2, List.of()));
+        assertThat(health.ready().problems()).containsExactly("2 of 3 assigned partitions are not positioned yet");
+        health.partitions(new WorkerHealth.Partitions(3, 0, List.of()));
+        assertThat(health.ready().ok()).isTrue();
+
+        database.down = true;
+        health.publishFailed("Timeout expired");
+        health.partitions(new WorkerHealth.Partitions(3, 0, List.of("lock.commands-1")));
+        assertThat(health.ready().problems()).containsExactly("partitions refused (see the log): lock.commands-1",
+                "the database does not answer: Connection refused",
+                "the broker did not acknowledge the last publication: Timeout expired");
+        database.down = false;
+        health.published();
+        health.partitions(new WorkerHealth.Partitions(3, 0, List.of()));
+        assertThat(health.ready()).isEqualTo(new WorkerHealth.Status(true, List.of()));
+    }
+}
