@@ -9,12 +9,18 @@ import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
@@ -32,12 +38,15 @@ class DevModeIT {
     @Test
     void devModeAnswersTheReadmeExampleAndStopsCleanlyOnSigterm() throws Exception {
         int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
+        int httpPort;
+        try (ServerSocket socket = new ServerSocket(0); ServerSocket http = new ServerSocket(0)) {
             port = socket.getLocalPort();
+            httpPort = http.getLocalPort();
         }
         Path dataDir = Files.createTempDirectory("lockstep-devmode-");
         Process dev = LockstepProcess.start(dataDir.resolve("dev.stderr").toFile(), "dev", "--kafka-port",
-                Integer.toString(port), "--data-dir", dataDir.toString(), "--db-url", env.database().jdbcUrl());
+                Integer.toString(port), "--data-dir", dataDir.toString(), "--db-url", env.database().jdbcUrl(),
+                "--http-port", Integer.toString(httpPort));
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
             String ready = CompletableFuture.supplyAsync(() -> out.lines()
@@ -53,6 +62,15 @@ class DevModeIT {
             int code = cli.execute("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30", "--timeout", "30");
             assertThat(code).as("exit code; stderr: %s", err).isZero();
             assertThat(reply.toString()).contains("\"outcome\":\"acquired\"").contains("\"owner\":\"worker-1\"");
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> readiness = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort
+                    + "/health/ready")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(readiness.statusCode()).as(readiness.body()).isEqualTo(200);
+            // Counted when the broker acknowledged the reply, which the caller may have read a moment before.
+            Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body())
+                    .contains("lockstep_commands_total{outcome=\"acquired\",type=\"acquire\"} 1.0"));
 
             dev.destroy(); // SIGTERM
             assertThat(dev.waitFor(60, TimeUnit.SECONDS)).as("dev exits after SIGTERM").isTrue();
