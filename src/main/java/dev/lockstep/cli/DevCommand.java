@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
@@ -11,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +30,8 @@ import picocli.CommandLine.Spec;
 final class DevCommand implements Callable<Integer> {
 
     static final int DEFAULT_HTTP_PORT = 8080;
+    /** How long the HTTP lock API waits for a reply before answering 504. */
+    static final Duration GATEWAY_TIMEOUT = Duration.ofSeconds(10);
 
     @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port on 127.0.0.1. Default: ${DEFAULT-VALUE}.")
     int kafkaPort;
@@ -56,7 +60,8 @@ final class DevCommand implements Callable<Integer> {
             out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
             out.flush();
             return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database(),
-                    options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"));
+                    options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"),
+                    Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)));
         }
     }
 

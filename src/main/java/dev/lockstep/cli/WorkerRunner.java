@@ -1,5 +1,8 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.http.LockGateway;
 import dev.lockstep.http.OpsServer;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
@@ -31,7 +34,11 @@ final class WorkerRunner {
     private WorkerRunner() {
     }
 
-    static int run(WorkerSettings settings, DatabaseSettings database, Optional<HttpEndpoint> http) {
+    /**
+     * @param gateway the lock API's client, served on the HTTP port beside the worker's endpoints ({@code dev})
+     */
+    static int run(WorkerSettings settings, DatabaseSettings database, Optional<HttpEndpoint> http,
+            Optional<LockClientSettings> gateway) {
         LOG.info("database: {}", database);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -51,8 +58,12 @@ final class WorkerRunner {
                 worker.run();
                 return ExitCodes.OK;
             }
-            try (OpsServer server = OpsServer.start(http.get().host(), http.get().port(), registry, worker.health())) {
-                LOG.info("HTTP on {}:{}: /metrics, /health/live, /health/ready", http.get().host(), server.port());
+            try (LockClient client = gateway.map(LockClient::start).orElse(null);
+                    OpsServer server = OpsServer.start(http.get().host(), http.get().port(), registry,
+                            Optional.of(worker.health()), Optional.ofNullable(client).map(c -> new LockGateway(c,
+                                    gateway.get().requestTimeout())))) {
+                LOG.info("HTTP on {}:{}: /metrics, /health/live, /health/ready{}", http.get().host(), server.port(),
+                        client == null ? "" : ", /locks/{resource}");
                 worker.run();
             }
         }

@@ -151,12 +151,23 @@ public final class LockClient implements AutoCloseable {
      * again is safe and shares the reply.
      */
     public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
-        CompletableFuture<ReplyMessage> reply = replies.expect(command.requestId());
+        return send(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
+                timeout);
+    }
+
+    /**
+     * Publishes a command record as given (the HTTP gateway's, built from a request the worker
+     * validates) and returns its reply.
+     *
+     * @param value a JSON object carrying {@code requestId} as its {@code request_id}
+     */
+    public CompletableFuture<ReplyMessage> send(String requestId, byte[] key, byte[] value, Duration timeout) {
+        CompletableFuture<ReplyMessage> reply = replies.expect(requestId);
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replies.partition()).array());
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null,
-                CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()), headers);
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null, key, value,
+                headers);
         try {
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
@@ -169,7 +180,7 @@ public final class LockClient implements AutoCloseable {
                     + " failed: " + e.getMessage(), e));
         }
         ScheduledFuture<?> timer = scheduler.schedule(
-                () -> reply.completeExceptionally(new LockTimeoutException(command.requestId(), timeout)),
+                () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
                 timeout.toMillis(), TimeUnit.MILLISECONDS);
         reply.whenComplete((message, error) -> timer.cancel(false));
         return reply;

@@ -6,16 +6,17 @@ import dev.lockstep.worker.WorkerHealth;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The worker's operations endpoints on {@code --http-port}: {@code GET /metrics} (Prometheus text
- * format, from Micrometer's registry) and {@code GET /health/live}, {@code GET /health/ready}
- * (200, or 503 with the reasons as JSON). Javalin on Jetty 12: a well-kept server that starts in
- * milliseconds and needs no container (docs/operations.md says why).
+ * lockstep's HTTP port: {@code GET /metrics} (Prometheus text format, from Micrometer's registry),
+ * a worker's {@code GET /health/live} and {@code GET /health/ready} (200, or 503 with the reasons
+ * as JSON), and the {@link LockGateway}'s lock API where one is given. Javalin on Jetty 12: a
+ * well-kept server that starts in milliseconds and needs no container (docs/operations.md says why).
  *
  * <pre>{@code
- * try (OpsServer http = OpsServer.start("0.0.0.0", 9400, registry, worker.health())) {
+ * try (OpsServer http = OpsServer.start("0.0.0.0", 9400, registry, Optional.of(worker.health()), Optional.empty())) {
  *     worker.run();
  * }
  * }</pre>
@@ -36,12 +37,16 @@ public final class OpsServer implements AutoCloseable {
      * @param port 0 for any free port ({@link #port()} says which)
      * @throws HttpStartException when the port cannot be bound
      */
-    public static OpsServer start(String host, int port, PrometheusMeterRegistry registry, WorkerHealth health) {
+    public static OpsServer start(String host, int port, PrometheusMeterRegistry registry,
+            Optional<WorkerHealth> health, Optional<LockGateway> gateway) {
         Javalin app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.routes.get("/metrics", ctx -> ctx.contentType(PROMETHEUS_TEXT).result(registry.scrape()));
-            config.routes.get("/health/live", ctx -> answer(ctx, health::live));
-            config.routes.get("/health/ready", ctx -> answer(ctx, health::ready));
+            health.ifPresent(worker -> {
+                config.routes.get("/health/live", ctx -> answer(ctx, worker::live));
+                config.routes.get("/health/ready", ctx -> answer(ctx, worker::ready));
+            });
+            gateway.ifPresent(locks -> locks.addTo(config.routes));
         });
         try {
             return new OpsServer(app.start(host, port));

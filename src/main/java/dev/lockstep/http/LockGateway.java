@@ -1,0 +1,151 @@
+package dev.lockstep.http;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockTimeoutException;
+import dev.lockstep.core.CommandType;
+import dev.lockstep.core.FieldError;
+import dev.lockstep.core.Problem;
+import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
+import io.javalin.config.RoutesConfig;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The seed's HTTP lock API, as a Kafka client like any other: each request becomes one command
+ * published through {@link LockClient} and is answered from its reply; it never reads or writes the
+ * database. The worker validates, as it does for every producer; the gateway only builds the
+ * command from the path (the resource), the method (the type) and the body's fields.
+ *
+ * <pre>
+ * POST   /locks/{resource}        {"owner","ttl_seconds"}                  200 lock | 409 + Retry-After | 422
+ * GET    /locks/{resource}                                                 200 lock | 404
+ * DELETE /locks/{resource}        {"owner"[,"fencing_token"]}              204 | 403 | 404
+ * POST   /locks/{resource}/renew  {"owner","ttl_seconds"[,"fencing_token"]} 200 lock | 403 | 404
+ * </pre>
+ *
+ * <p>An {@code Idempotency-Key} header is the command's {@code request_id}: a retried request is
+ * applied once and answered alike. No reply within the timeout is 504 with the request ID, to retry
+ * with. Errors are {@code application/problem+json} (RFC 9457); an invalid command's problem is the
+ * one its Kafka reply carries.
+ */
+public final class LockGateway {
+
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    static final String PROBLEM_JSON = "application/problem+json";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /** The body fields each command takes; others (a {@code reply_to} above all) are not passed on. */
+    private static final Map<CommandType, List<String>> FIELDS = Map.of(
+            CommandType.ACQUIRE, List.of("owner", "ttl_seconds"),
+            CommandType.RENEW, List.of("owner", "ttl_seconds", "fencing_token"),
+            CommandType.RELEASE, List.of("owner", "fencing_token"),
+            CommandType.STATUS, List.of());
+
+    private final LockClient client;
+    private final Duration timeout;
+
+    /** @param timeout how long a request waits for its reply before it is answered 504 */
+    public LockGateway(LockClient client, Duration timeout) {
+        this.client = client;
+        this.timeout = timeout;
+    }
+
+    void addTo(RoutesConfig routes) {
+        routes.post("/locks/{resource}", ctx -> handle(ctx, CommandType.ACQUIRE));
+        routes.get("/locks/{resource}", ctx -> handle(ctx, CommandType.STATUS));
+        routes.delete("/locks/{resource}", ctx -> handle(ctx, CommandType.RELEASE));
+        routes.post("/locks/{resource}/renew", ctx -> handle(ctx, CommandType.RENEW));
+    }
+
+    private void handle(Context ctx, CommandType type) {
+        String requestId = Optional.ofNullable(ctx.header(IDEMPOTENCY_KEY)).orElseGet(LockClient::newRequestId);
+        String resource = ctx.pathParam("resource");
+        ObjectNode command = JSON.createObjectNode();
+        command.put("request_id", requestId).put("type", type.wireName()).put("resource", resource);
+        if (!FIELDS.get(type).isEmpty() && !ctx.body().isBlank()) {
+            JsonNode body;
+            try {
+                body = JSON.readTree(ctx.body());
+            } catch (IOException e) {
+                body = null;
+            }
+            if (body == null || !body.isObject()) {
+                problem(ctx, 422, Problem.invalidCommand(List.of(new FieldError("body",
+                        "must be a JSON object without repeated fields"))), requestId);
+                return;
+            }
+            for (String field : FIELDS.get(type)) {
+                if (body.has(field)) {
+                    command.set(field, body.get(field));
+                }
+            }
+        }
+        CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
+                command.toString().getBytes(StandardCharsets.UTF_8), timeout);
+        ctx.future(() -> reply.handle((message, error) -> {
+            if (error != null) {
+                failed(ctx, requestId, error instanceof CompletionException ? error.getCause() : error);
+            } else {
+                answer(ctx, type, message);
+            }
+            return null;
+        }));
+    }
+
+    private static void answer(Context ctx, CommandType type, ReplyMessage message) {
+        Verdict verdict = message.reply();
+        String id = message.requestId();
+        if (verdict instanceof Verdict.Acquired || verdict instanceof Verdict.Renewed || verdict instanceof Verdict.Locked) {
+            ctx.status(200).contentType("application/json").result(message.json());
+        } else if (verdict instanceof Verdict.Released) {
+            ctx.status(204);
+        } else if (verdict instanceof Verdict.NotAcquired notAcquired) {
+            long millis = notAcquired.retryAfter().toMillis();
+            ctx.header("Retry-After", Long.toString(Math.max(1, (millis + 999) / 1000)));
+            problem(ctx, 409, new Problem("urn:lockstep:problem:held", "The lock is held by another owner.",
+                    "It can be had in " + millis + " ms at the latest, unless its holder renews it.", List.of()), id);
+        } else if (verdict instanceof Verdict.Forbidden) {
+            problem(ctx, 403, new Problem("urn:lockstep:problem:forbidden", "Owner mismatch.",
+                    "The lock is held by another owner (or with another fencing token).", List.of()), id);
+        } else if (verdict instanceof Verdict.NotFound) {
+            problem(ctx, 404, new Problem("urn:lockstep:problem:not-found", "Lock not found.",
+                    "No live lock on this resource" + (type == CommandType.STATUS ? "." : " (missing or expired)."),
+                    List.of()), id);
+        } else {
+            problem(ctx, 422, ((Verdict.Invalid) verdict).problem(), id);
+        }
+    }
+
+    private static void failed(Context ctx, String requestId, Throwable error) {
+        if (error instanceof LockTimeoutException) {
+            problem(ctx, 504, new Problem("urn:lockstep:problem:timeout", "No reply in time.",
+                    "The command may still be applied: retry with the header " + IDEMPOTENCY_KEY + ": " + requestId
+                            + " to get its outcome, applied once.", List.of()), requestId);
+        } else {
+            problem(ctx, 503, new Problem("urn:lockstep:problem:unavailable", "The command could not be published.",
+                    String.valueOf(error.getMessage()), List.of()), requestId);
+        }
+    }
+
+    private static void problem(Context ctx, int status, Problem problem, String requestId) {
+        ObjectNode body = JSON.createObjectNode();
+        body.put("type", problem.type()).put("title", problem.title()).put("status", status)
+                .put("detail", problem.detail()).put("request_id", requestId);
+        if (!problem.errors().isEmpty()) {
+            problem.errors().forEach(error -> body.withArray("errors").addObject()
+                    .put("field", error.field()).put("message", error.message()));
+        }
+        ctx.status(status).contentType(PROBLEM_JSON).result(body.toString());
+    }
+}

@@ -1,0 +1,263 @@
+package dev.lockstep.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.RunningWorker;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The seed's HTTP lock API through {@link LockGateway}, against a real worker, broker and
+ * database: every status code, the seed's behaviours, its attack cases ATK-01..12, idempotency,
+ * and a gateway that answers 504 (never a wrong answer) while no worker runs.
+ */
+class GatewayIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static RunningWorker worker;
+    private static LockClient client;
+    private static OpsServer server;
+
+    @BeforeAll
+    static void start() {
+        worker = env.startWorker();
+        client = LockClient.start(LockClientSettings.defaults(env.kafka()).withTopics(env.topics()));
+        server = OpsServer.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Optional.empty(),
+                Optional.of(new LockGateway(client, Duration.ofSeconds(20))));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+        client.close();
+    }
+
+    private static String fresh(String name) {
+        return name + "-" + UUID.randomUUID();
+    }
+
+    private static HttpResponse<String> call(String method, String path, String body, String... headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String lock(String resource) {
+        return "/locks/" + URLEncoder.encode(resource, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    private static HttpResponse<String> acquire(String resource, String owner, Object ttl) throws Exception {
+        return call("POST", lock(resource), "{\"owner\":\"" + owner + "\",\"ttl_seconds\":" + ttl + "}");
+    }
+
+    private static JsonNode json(HttpResponse<String> response) throws IOException {
+        return JSON.readTree(response.body());
+    }
+
+    private static void assertProblem(HttpResponse<String> response, int status, String type) throws IOException {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                value -> assertThat(value).startsWith("application/problem+json"));
+        JsonNode problem = json(response);
+        assertThat(problem.path("type").asText()).isEqualTo(type);
+        assertThat(problem.path("status").asInt()).isEqualTo(status);
+        assertThat(problem.path("title").asText()).isNotBlank();
+        assertThat(problem.path("request_id").asText()).isNotBlank();
+    }
+
+    @Test
+    void everyStatusCodeOfTheApi() throws Exception {
+        String resource = fresh("payment");
+        HttpResponse<String> acquired = acquire(resource, "worker-1", 30);
+        assertThat(acquired.statusCode()).as(acquired.body()).isEqualTo(200);
+        long token = json(acquired).path("lock").path("fencing_token").asLong();
+        assertThat(token).isPositive();
+        assertThat(json(acquired).path("acquired").asBoolean()).isTrue();
+
+        HttpResponse<String> held = acquire(resource, "worker-2", 30);
+        assertProblem(held, 409, "urn:lockstep:problem:held");
+        assertThat(held.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+                seconds -> assertThat(seconds).isBetween(1L, 30L));
+
+        HttpResponse<String> status = call("GET", lock(resource), null);
+        assertThat(status.statusCode()).isEqualTo(200);
+        assertThat(json(status).path("lock").path("owner").asText()).isEqualTo("worker-1");
+
+        assertProblem(call("DELETE", lock(resource), "{\"owner\":\"worker-2\"}"), 403, "urn:lockstep:problem:forbidden");
+        assertProblem(call("POST", lock(resource) + "/renew", "{\"owner\":\"worker-2\",\"ttl_seconds\":30}"), 403,
+                "urn:lockstep:problem:forbidden");
+        HttpResponse<String> renewed = call("POST", lock(resource) + "/renew",
+                "{\"owner\":\"worker-1\",\"ttl_seconds\":60,\"fencing_token\":" + token + "}");
+        assertThat(renewed.statusCode()).as(renewed.body()).isEqualTo(200);
+        assertThat(json(renewed).path("lock").path("fencing_token").asLong()).isEqualTo(token);
+
+        assertProblem(call("DELETE", lock(resource), "{\"owner\":\"worker-1\",\"fencing_token\":" + (token + 1) + "}"),
+                403, "urn:lockstep:problem:forbidden");
+        HttpResponse<String> released = call("DELETE", lock(resource), "{\"owner\":\"worker-1\",\"fencing_token\":" + token + "}");
+        assertThat(released.statusCode()).as(released.body()).isEqualTo(204);
+        assertThat(released.body()).isEmpty();
+
+        assertProblem(call("GET", lock(resource), null), 404, "urn:lockstep:problem:not-found");
+        assertProblem(call("DELETE", lock(resource), "{\"owner\":\"worker-1\"}"), 404, "urn:lockstep:problem:not-found");
+        assertProblem(call("POST", lock(resource) + "/renew", "{\"owner\":\"worker-1\",\"ttl_seconds\":30}"), 404,
+                "urn:lockstep:problem:not-found");
+
+        HttpResponse<String> invalid = acquire(resource, "worker-1", 0);
+        assertProblem(invalid, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(json(invalid).path("errors").get(0).path("field").asText()).isEqualTo("ttl_seconds");
+        assertProblem(call("POST", lock(resource), "[1,2]"), 422, "urn:lockstep:problem:invalid-command");
+        assertProblem(call("POST", lock(resource), "{\"owner\":\"a\",\"owner\":\"b\",\"ttl_seconds\":5}"), 422,
+                "urn:lockstep:problem:invalid-command");
+    }
+
+    @Test
+    void theSeedsBehaviours() throws Exception {
+        String resource = fresh("job");
+        long first = json(acquire(resource, "a", 1)).path("lock").path("fencing_token").asLong();
+        HttpResponse<String> again = acquire(resource, "a", 30);
+        assertThat(again.statusCode()).as("the same owner re-acquires: extended").isEqualTo(200);
+        assertThat(json(again).path("lock").path("fencing_token").asLong()).isEqualTo(first);
+        assertThat(json(call("GET", lock(resource), null)).path("lock").path("expires_at").asText())
+                .isEqualTo(json(again).path("lock").path("expires_at").asText());
+
+        String expiring = fresh("expiring");
+        long old = json(acquire(expiring, "a", 1)).path("lock").path("fencing_token").asLong();
+        Thread.sleep(1_500);
+        assertProblem(call("GET", lock(expiring), null), 404, "urn:lockstep:problem:not-found");
+        assertProblem(call("POST", lock(expiring) + "/renew", "{\"owner\":\"a\",\"ttl_seconds\":30}"), 404,
+                "urn:lockstep:problem:not-found");
+        assertProblem(call("DELETE", lock(expiring), "{\"owner\":\"a\"}"), 404, "urn:lockstep:problem:not-found");
+        HttpResponse<String> taken = acquire(expiring, "b", 30);
+        assertThat(taken.statusCode()).as("an expired lock can be taken by anyone").isEqualTo(200);
+        assertThat(json(taken).path("lock").path("fencing_token").asLong()).isGreaterThan(old);
+
+        for (String body : List.of("{\"ttl_seconds\":30}", "{\"owner\":\"\",\"ttl_seconds\":30}",
+                "{\"owner\":\"   \",\"ttl_seconds\":30}", "{\"owner\":\"a\",\"ttl_seconds\":\"30\"}",
+                "{\"owner\":\"a\",\"ttl_seconds\":30.5}", "{\"owner\":\"a\",\"ttl_seconds\":-100}",
+                "{\"owner\":\"a\"}", "")) {
+            assertProblem(call("POST", lock(fresh("strict")), body), 422, "urn:lockstep:problem:invalid-command");
+        }
+    }
+
+    @Test
+    void attackCasesAreBlocked() throws Exception {
+        String payment = fresh("payment:42");
+        assertThat(acquire(payment, "owner", 30).statusCode()).isEqualTo(200);
+        assertThat(acquire(payment, "attacker", 30).statusCode()).as("ATK-01").isEqualTo(409);
+        assertThat(call("DELETE", lock(payment), "{\"owner\":\"attacker\"}").statusCode()).as("ATK-02").isEqualTo(403);
+        assertThat(call("POST", lock(payment) + "/renew", "{\"owner\":\"attacker\",\"ttl_seconds\":3600}").statusCode())
+                .as("ATK-04").isEqualTo(403);
+        assertThat(acquire(fresh("atk05"), "a", 0).statusCode()).as("ATK-05 zero").isEqualTo(422);
+        assertThat(acquire(fresh("atk05"), "a", -100).statusCode()).as("ATK-05 negative").isEqualTo(422);
+
+        String injected = "resource'; DROP TABLE distributed_locks; --" + UUID.randomUUID();
+        HttpResponse<String> literal = acquire(injected, "a", 30);
+        assertThat(literal.statusCode()).as("ATK-06").isEqualTo(200);
+        assertThat(json(call("GET", lock(injected), null)).path("lock").path("resource").asText()).isEqualTo(injected);
+        assertThat(call("GET", lock(payment), null).statusCode()).as("the table is still there").isEqualTo(200);
+
+        assertThat(call("DELETE", lock(payment), "{\"owner\":\" \"}").statusCode()).as("ATK-07").isEqualTo(422);
+        assertThat(acquire(fresh("atk08"), "a", "\"3600\"").statusCode()).as("ATK-08 string").isEqualTo(422);
+        assertThat(acquire(fresh("atk08"), "a", 60.5).statusCode()).as("ATK-08 float").isEqualTo(422);
+        assertThat(acquire(payment, "owner", 30).statusCode()).as("ATK-09: allowed by design, extends").isEqualTo(200);
+
+        String raced = fresh("race");
+        List<CompletableFuture<HttpResponse<String>>> racers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            String owner = "racer-" + i;
+            racers.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return acquire(raced, owner, 30);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        List<Integer> codes = racers.stream().map(CompletableFuture::join).map(HttpResponse::statusCode).toList();
+        assertThat(codes).as("ATK-10: one winner").containsOnly(200, 409).filteredOn(code -> code == 200).hasSize(1);
+
+        assertThat(call("GET", lock(fresh("never")), null).statusCode()).as("ATK-11 missing").isEqualTo(404);
+        String brief = fresh("brief");
+        acquire(brief, "a", 1);
+        Thread.sleep(1_500);
+        assertThat(call("GET", lock(brief), null).statusCode()).as("ATK-11 expired").isEqualTo(404);
+        HttpResponse<String> stolen = acquire(brief, "attacker", 30);
+        assertThat(stolen.statusCode()).as("ATK-03: an expired lock is anyone's, by design").isEqualTo(200);
+
+        HttpResponse<String> tooLong = acquire("x".repeat(300), "a", 30);
+        assertProblem(tooLong, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(json(tooLong).path("errors").toString()).as("ATK-12").contains("resource");
+        HttpResponse<String> huge = acquire("y".repeat(20_000), "a", 30);
+        assertThat(huge.statusCode()).as("ATK-12: a path beyond the server's limit").isIn(414, 431, 422);
+    }
+
+    @Test
+    void anIdempotencyKeyAppliesARetriedRequestOnce() throws Exception {
+        String resource = fresh("idempotent");
+        String key = UUID.randomUUID().toString();
+        String body = "{\"owner\":\"a\",\"ttl_seconds\":30}";
+        HttpResponse<String> first = call("POST", lock(resource), body, LockGateway.IDEMPOTENCY_KEY, key);
+        HttpResponse<String> retried = call("POST", lock(resource), body, LockGateway.IDEMPOTENCY_KEY, key);
+        assertThat(first.statusCode()).isEqualTo(200);
+        assertThat(retried.statusCode()).isEqualTo(200);
+        assertThat(retried.body()).as("the stored reply, byte for byte").isEqualTo(first.body());
+        assertThat(json(first).path("request_id").asText()).isEqualTo(key);
+        HttpResponse<String> reused = call("POST", lock(resource), "{\"owner\":\"b\",\"ttl_seconds\":30}",
+                LockGateway.IDEMPOTENCY_KEY, key);
+        assertProblem(reused, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(reused.body()).contains("request_id");
+    }
+
+    @Test
+    void whileNoWorkerRunsTheGatewayAnswers504AndTheRetryGetsTheOneOutcome() throws Exception {
+        String resource = fresh("restart");
+        String key = UUID.randomUUID().toString();
+        String body = "{\"owner\":\"a\",\"ttl_seconds\":60}";
+        worker.close();
+        try (OpsServer impatient = OpsServer.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                Optional.empty(), Optional.of(new LockGateway(client, Duration.ofSeconds(2))))) {
+            HttpResponse<String> timedOut = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + impatient.port() + lock(resource))).header(LockGateway.IDEMPOTENCY_KEY, key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            assertProblem(timedOut, 504, "urn:lockstep:problem:timeout");
+            assertThat(json(timedOut).path("request_id").asText()).isEqualTo(key);
+        } finally {
+            worker = env.startWorker();
+        }
+        HttpResponse<String> retried = call("POST", lock(resource), body, LockGateway.IDEMPOTENCY_KEY, key);
+        assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
+        assertThat(json(retried).path("lock").path("owner").asText()).isEqualTo("a");
+        assertThat(acquire(resource, "b", 60).statusCode()).as("granted once, to a").isEqualTo(409);
+    }
+}
