@@ -12,7 +12,8 @@ import picocli.CommandLine;
         description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
         subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
                 LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
-                ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class},
+                ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
+                LocksCommand.class, DlqCommand.class},
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {

@@ -1,13 +1,18 @@
 package dev.lockstep.kafka;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -55,6 +60,36 @@ public final class LogReader implements AutoCloseable {
                 TopicPartition partition = new TopicPartition(topic, info.partition());
                 read(partition, bounds(partition), sink);
             }
+        }
+    }
+
+    /** The first offset of {@code partition} whose timestamp is at or after {@code time}; empty when none is yet. */
+    public Optional<Long> offsetAt(TopicPartition partition, Instant time) {
+        OffsetAndTimestamp found = consumer.offsetsForTimes(Map.of(partition, time.toEpochMilli())).get(partition);
+        return Optional.ofNullable(found).map(OffsetAndTimestamp::offset);
+    }
+
+    /** The record at {@code offset}; empty when the log no longer (or not yet) has it. */
+    public Optional<ConsumerRecord<byte[], byte[]>> recordAt(TopicPartition partition, long offset) {
+        Bounds bounds = bounds(partition);
+        if (offset < bounds.start() || offset >= bounds.end()) {
+            return Optional.empty();
+        }
+        List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>();
+        read(partition, new Bounds(offset, offset + 1), found::add);
+        return found.stream().filter(r -> r.offset() == offset).findFirst();
+    }
+
+    /**
+     * Hands every record from {@code from} on to {@code sink} as it arrives, across the partitions,
+     * until {@code keepGoing} says stop (checked at least every {@code poll}).
+     */
+    public void follow(Map<TopicPartition, Long> from, Consumer<ConsumerRecord<byte[], byte[]>> sink,
+            BooleanSupplier keepGoing, Duration poll) {
+        consumer.assign(from.keySet());
+        from.forEach(consumer::seek);
+        while (keepGoing.getAsBoolean()) {
+            consumer.poll(poll).forEach(sink);
         }
     }
 

@@ -1,8 +1,9 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.Outbound;
-import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.engine.ReplyRouter;
+import dev.lockstep.metrics.WorkerMetrics;
+import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -21,10 +22,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  */
 final class OutboundPublisher {
 
-    static final String ERROR_HEADER = "lockstep-error";
-    static final String SOURCE_HEADER = "lockstep-source";
-    /** On a dead letter whose command was decided: the reply it got but could not be delivered. */
-    static final String REPLY_HEADER = "lockstep-reply";
 
     private final Producer<byte[], byte[]> producer;
     private final TopicNames topics;
@@ -120,9 +117,9 @@ final class OutboundPublisher {
         }
         Outbound.DeadLetter dead = (Outbound.DeadLetter) out;
         RecordHeaders headers = new RecordHeaders(dead.source().headers().toArray());
-        headers.add(ERROR_HEADER, dead.reason().getBytes(StandardCharsets.UTF_8));
-        headers.add(SOURCE_HEADER, dead.source().position().getBytes(StandardCharsets.UTF_8));
-        dead.reply().ifPresent(reply -> headers.add(REPLY_HEADER, reply));
+        headers.add(DeadLetterHeaders.ERROR, dead.reason().getBytes(StandardCharsets.UTF_8));
+        headers.add(DeadLetterHeaders.SOURCE, dead.source().position().getBytes(StandardCharsets.UTF_8));
+        dead.reply().ifPresent(reply -> headers.add(DeadLetterHeaders.REPLY, reply));
         return new ProducerRecord<>(topics.deadLetters(), null, null, dead.source().key(), dead.source().value(),
                 headers);
     }

@@ -1,0 +1,69 @@
+package dev.lockstep.store;
+
+import dev.lockstep.core.Lease;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The live leases of a command topic as the database holds them, a page at a time (keyset paging by
+ * resource), for {@code lockstep locks}. Read-only; what an operator sees, not what decides anything.
+ */
+public final class LiveLeases {
+
+    private static final String PAGE =
+            "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
+                    + "WHERE topic = ? AND expires_at > " + SqlArrays.EPOCH_MS.formatted("?")
+                    + " AND starts_with(resource, ?) AND (CAST(? AS TEXT) IS NULL OR owner = ?) AND resource > ? "
+                    + "ORDER BY resource LIMIT ?";
+
+    /** One page, and the resource to continue after when there are more. */
+    public record Page(List<Lease> leases, Optional<String> next) {
+
+        public Page {
+            leases = List.copyOf(leases);
+        }
+    }
+
+    private LiveLeases() {
+    }
+
+    /**
+     * @param now leases ending at or before it are not listed
+     * @param after list the resources after this one ("" for the first page)
+     */
+    public static Page read(DatabaseSettings database, String topic, Instant now, String prefix, Optional<String> owner,
+            String after, int limit) {
+        try (Connection connection = RecordedState.connect(database);
+                PreparedStatement select = connection.prepareStatement(PAGE)) {
+            connection.setReadOnly(true);
+            select.setString(1, topic);
+            select.setLong(2, now.toEpochMilli());
+            select.setString(3, prefix);
+            select.setString(4, owner.orElse(null));
+            select.setString(5, owner.orElse(null));
+            select.setString(6, after);
+            select.setInt(7, limit + 1);
+            List<Lease> leases = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    leases.add(new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), SqlArrays.instant(rs, 4),
+                            SqlArrays.instant(rs, 5)));
+                }
+            }
+            if (leases.size() > limit) {
+                leases = leases.subList(0, limit);
+                return new Page(leases, Optional.of(leases.get(limit - 1).resource()));
+            }
+            return new Page(leases, Optional.empty());
+        } catch (SQLException e) {
+            throw new StoreException("listing live leases at " + DatabaseSettings.redact(database.jdbcUrl()) + " failed: "
+                    + e.getMessage(), e);
+        }
+    }
+}

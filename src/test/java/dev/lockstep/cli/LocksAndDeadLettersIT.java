@@ -1,0 +1,148 @@
+package dev.lockstep.cli;
+
+import static dev.lockstep.testkit.Commands.acquire;
+import static dev.lockstep.testkit.Commands.newId;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.TopicCollector;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/** {@code lockstep locks} and {@code lockstep dlq} against a populated system (real broker, database, worker). */
+class LocksAndDeadLettersIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What a run of the CLI printed, and its exit code. */
+    private record Run(int code, String out, String err) {
+
+        List<JsonNode> lines() throws Exception {
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : out.split("\n")) {
+                if (!line.isBlank()) {
+                    lines.add(JSON.readTree(line));
+                }
+            }
+            return lines;
+        }
+    }
+
+    private static Run lockstep(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = LockstepCli.commandLine(Map.of(
+                "LOCKSTEP_BOOTSTRAP_SERVERS", env.kafka().bootstrapServers(),
+                "LOCKSTEP_DB_URL", env.database().jdbcUrl(),
+                "LOCKSTEP_COMMAND_TOPIC", env.topics().commands(),
+                "LOCKSTEP_REPLY_TOPIC", env.topics().replies(),
+                "LOCKSTEP_DEAD_LETTER_TOPIC", env.topics().deadLetters(),
+                "LOCKSTEP_EVENTS_TOPIC", env.topics().events()));
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @BeforeAll
+    static void populate() {
+        env.startWorker();
+        for (String resource : List.of("report:a", "report:b", "report:c")) {
+            assertThat(env.call(acquire(newId(), resource, "nightly", 600)).path("outcome").asText()).isEqualTo("acquired");
+        }
+        assertThat(env.call(acquire(newId(), "billing:1", "payments", 600)).path("outcome").asText()).isEqualTo("acquired");
+        assertThat(env.call(acquire(newId(), "report:gone", "nightly", 1)).path("outcome").asText()).isEqualTo("acquired");
+    }
+
+    @Test
+    void locksListsTheLiveLeasesSortedFilteredAndPaged() throws Exception {
+        Thread.sleep(1_200); // report:gone has ended
+        Run all = lockstep("locks", "--prefix", "report:", "--format", "json");
+        assertThat(all.code()).as(all.err()).isZero();
+        JsonNode listed = all.lines().get(0);
+        assertThat(listed.path("leases").findValuesAsText("resource")).containsExactly("report:a", "report:b", "report:c");
+        assertThat(listed.path("leases").get(0).path("owner").asText()).isEqualTo("nightly");
+        assertThat(listed.path("leases").get(0).path("fencing_token").asLong()).isPositive();
+        assertThat(listed.path("leases").get(0).path("time_left_ms").asLong()).isBetween(1L, 600_000L);
+        assertThat(listed.path("next_after").isNull()).isTrue();
+
+        JsonNode first = lockstep("locks", "--prefix", "report:", "--limit", "2", "--format", "json").lines().get(0);
+        assertThat(first.path("leases").findValuesAsText("resource")).containsExactly("report:a", "report:b");
+        assertThat(first.path("next_after").asText()).isEqualTo("report:b");
+        JsonNode second = lockstep("locks", "--prefix", "report:", "--limit", "2", "--after", "report:b", "--format",
+                "json").lines().get(0);
+        assertThat(second.path("leases").findValuesAsText("resource")).containsExactly("report:c");
+
+        assertThat(lockstep("locks", "--owner", "payments", "--format", "json").lines().get(0).path("leases")
+                .findValuesAsText("resource")).containsExactly("billing:1");
+        Run text = lockstep("locks", "--prefix", "report:");
+        assertThat(text.out()).contains("report:a").contains("nightly").contains("3 live leases")
+                .doesNotContain("report:gone");
+        assertThat(lockstep("locks", "--limit", "0").code()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    @Test
+    void dlqShowsWhyAndReplaysOneOnceItsCauseIsFixed() throws Exception {
+        String garbled = "garbled-" + newId();
+        env.send(garbled, "not json \u001b[2J");
+        String billing = "lock.replies.billing-" + newId();
+        String requestId = newId();
+        env.send(acquire(requestId, "invoice:" + requestId, "billing", 60).put("reply_to", billing));
+        env.deadLetters().await(r -> new String(r.value(), StandardCharsets.UTF_8).contains(requestId), 1);
+        env.deadLetters().await(r -> new String(r.key(), StandardCharsets.UTF_8).equals(garbled), 1);
+
+        Run shown = lockstep("dlq", "--format", "json", "--max-chars", "100000");
+        assertThat(shown.code()).as(shown.err()).isZero();
+        JsonNode unreadable = shown.lines().stream().filter(l -> l.path("key").asText().equals(garbled)).findFirst()
+                .orElseThrow();
+        assertThat(unreadable.path("reason").asText()).startsWith("not a JSON object");
+        assertThat(unreadable.path("source").asText()).startsWith(env.topics().commands() + "-");
+        assertThat(unreadable.path("value").asText()).isEqualTo("not json \u001b[2J");
+        JsonNode undeliverable = shown.lines().stream().filter(l -> l.path("value").asText().contains(requestId))
+                .findFirst().orElseThrow();
+        assertThat(undeliverable.path("reason").asText()).contains(billing).contains("does not exist");
+        assertThat(undeliverable.path("headers").path("lockstep-reply").asText()).contains("\"outcome\":\"acquired\"");
+        assertThat(lockstep("dlq").out()).as("control characters escaped in text").contains("not json \\u001b[2J")
+                .doesNotContain("\u001b");
+
+        String position = undeliverable.path("position").asText();
+        String replay = position.substring(position.lastIndexOf('-') + 1);
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            admin.createTopics(List.of(new NewTopic(billing, 1, (short) 1))).all().get();
+        }
+        // The worker looks a missing reply topic up again after 5 s (AdminTopicCatalog).
+        Thread.sleep(6_000);
+        try (TopicCollector replies = env.collect(billing)) {
+            Run unconfirmed = lockstep("dlq", "--replay", replay);
+            assertThat(unconfirmed.code()).isEqualTo(ExitCodes.USAGE);
+            assertThat(unconfirmed.out()).contains("add --yes");
+            Run published = lockstep("dlq", "--replay", replay, "--yes");
+            assertThat(published.code()).as(published.err()).isZero();
+            assertThat(published.out()).contains("published to " + env.topics().commands() + "-");
+            List<ConsumerRecord<byte[], byte[]>> answered = replies.await(r -> new String(r.key(), StandardCharsets.UTF_8)
+                    .equals(requestId), 1);
+            assertThat(new String(answered.get(0).value(), StandardCharsets.UTF_8))
+                    .as("the reply it was decided with, now delivered").isEqualTo(undeliverable.path("headers")
+                            .path("lockstep-reply").asText());
+            assertThat(replies.all()).as("applied once, answered once").hasSize(1);
+        }
+        assertThat(lockstep("dlq", "--replay", "0@999999").code()).isEqualTo(ExitCodes.ERROR);
+        assertThat(lockstep("dlq", "--replay", "x@y").code()).isEqualTo(ExitCodes.USAGE);
+    }
+}
