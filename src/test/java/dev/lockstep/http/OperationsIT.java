@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.IOException;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * {@code lockstep worker --http-port}, run as a user runs it: /metrics parsed by the Prometheus
  * project's own text parser after a known workload (counters as expected, no resource, owner or
- * request ID in any label), and the health endpoints: ready once the partitions are assigned,
- * 503 while the database refuses connections, ready again when it is back, live throughout.
+ * request ID in any label), and the health endpoints: ready once the partitions are assigned (a
+ * worker with none stands by, 503, until it takes one over), 503 while the database refuses
+ * connections, ready again when it is back, live throughout.
  */
 class OperationsIT {
 
@@ -53,29 +55,73 @@ class OperationsIT {
 
     @BeforeAll
     static void startWorker() throws IOException {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        List<String> args = LockstepProcess.workerArgs(env, env.topics(), "operations");
-        args.addAll(List.of("--http-port", Integer.toString(port), "--http-host", "127.0.0.1"));
-        Path stderr = Files.createDirectories(Path.of("target", "operations")).resolve("worker.stderr");
-        Files.deleteIfExists(stderr);
-        worker = LockstepProcess.start(stderr.toFile(), args.toArray(String[]::new));
+        port = freePort();
+        worker = startWorker(env.topics(), "operations", port, "worker");
         Awaitility.await("the worker's /health/ready").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
-                .ignoreExceptions().until(() -> get("/health/ready").statusCode() == 200);
+                .ignoreExceptions().until(() -> get(port, "/health/ready").statusCode() == 200);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket free = new ServerSocket(0)) {
+            return free.getLocalPort();
+        }
+    }
+
+    private static Process startWorker(TopicNames topics, String group, int httpPort, String name) throws IOException {
+        List<String> args = LockstepProcess.workerArgs(env, topics, group);
+        args.addAll(List.of("--http-port", Integer.toString(httpPort), "--http-host", "127.0.0.1"));
+        Path stderr = Files.createDirectories(Path.of("target", "operations")).resolve(name + ".stderr");
+        Files.deleteIfExists(stderr);
+        return LockstepProcess.start(stderr.toFile(), args.toArray(String[]::new));
     }
 
     @AfterAll
     static void stopWorker() throws InterruptedException {
-        worker.destroy();
-        if (!worker.waitFor(30, TimeUnit.SECONDS)) {
-            worker.destroyForcibly();
+        stop(worker);
+    }
+
+    private static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
         }
     }
 
     private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        return get(port, path);
+    }
+
+    private static HttpResponse<String> get(int httpPort, String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aWorkerIsReadyOnlyWhileItHasPartitions() throws Exception {
+        TopicNames single = env.topics().suffixed("-single");
+        LockstepExtension.createTopics(env.kafka(), single, 1);
+        int[] ports = {freePort(), freePort()};
+        Process first = startWorker(single, "standby", ports[0], "standby-0");
+        Process second = startWorker(single, "standby", ports[1], "standby-1");
+        try {
+            Awaitility.await("one ready, one standing by").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(300)).ignoreExceptions().until(() ->
+                            get(ports[0], "/health/ready").statusCode() + get(ports[1], "/health/ready").statusCode()
+                                    == 200 + 503);
+            int standby = get(ports[0], "/health/ready").statusCode() == 503 ? 0 : 1;
+            HttpResponse<String> waiting = get(ports[standby], "/health/ready");
+            assertThat(JSON.readTree(waiting.body()).path("problems").toString())
+                    .contains("no partition of the command topic is assigned to this worker");
+            assertThat(get(ports[standby], "/health/live").statusCode()).as("live all the same").isEqualTo(200);
+
+            stop(standby == 0 ? second : first);
+            Awaitility.await("the standby takes the partition over").atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(300)).ignoreExceptions()
+                    .until(() -> get(ports[standby], "/health/ready").statusCode() == 200);
+        } finally {
+            stop(first);
+            stop(second);
+        }
     }
 
     /** Every sample of /metrics, as the Prometheus parser read it. */

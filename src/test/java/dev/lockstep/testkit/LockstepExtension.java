@@ -94,8 +94,12 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
      * count; on this suite's broker, or another (a broker a test starts and stops itself).
      */
     public static void createTopics(KafkaSettings kafka, TopicNames names) {
+        createTopics(kafka, names, PARTITIONS);
+    }
+
+    public static void createTopics(KafkaSettings kafka, TopicNames names, int partitions) {
         try (Admin admin = Admin.create(kafka.with(Map.of()))) {
-            new TopicApplier(admin).apply(TopicSpecs.renamed(names, PARTITIONS, (short) 1));
+            new TopicApplier(admin).apply(TopicSpecs.renamed(names, partitions, (short) 1));
         }
     }
 
