@@ -69,8 +69,7 @@ public final class Worker implements AutoCloseable {
     private final WorkerHealth health;
     private final Instruments instruments;
     private final Backoff backoff = new Backoff();
-    /** Offsets applied but perhaps not yet committed (commits are asynchronous); poll thread only. */
-    private final Map<TopicPartition, OffsetAndMetadata> applied = new HashMap<>();
+    private final OffsetCommits commits;
     /** Below these offsets every reply was acknowledged; saved with the next batch of the partition. */
     private final Map<PartitionId, Long> acknowledged = new ConcurrentHashMap<>();
     private RecordProcessor processor;
@@ -88,6 +87,7 @@ public final class Worker implements AutoCloseable {
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
+        this.commits = new OffsetCommits(consumer);
         this.metrics = new WorkerMetrics(registry, clock);
         this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), store);
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
@@ -170,7 +170,7 @@ public final class Worker implements AutoCloseable {
                 pollOnce();
             }
             settle(pipeline.awaitAll());
-            commitNow(List.copyOf(applied.keySet()));
+            commits.commitAll();
         } catch (KafkaException e) {
             // A refusal thrown in a rebalance callback reaches us wrapped by the consumer.
             if (e.getCause() instanceof WorkerStartException refusal) {
@@ -230,45 +230,15 @@ public final class Worker implements AutoCloseable {
                 }
             }
         }
-        applied.putAll(done);
         done.forEach((tp, offset) -> acknowledged.merge(new PartitionId(tp.topic(), tp.partition()), offset.offset(),
                 Math::max));
         consumer.resume(assignments.applicableOf(free).stream().filter(consumer.assignment()::contains)
                 .filter(tp -> !pipeline.isApplying(tp)).toList());
-        if (!done.isEmpty()) {
-            // Asynchronous: the database's progress row, not the offset, is what prevents a second
-            // application, so a lost or late commit only costs replies sent again.
-            consumer.commitAsync(done, (offsets, error) -> {
-                if (error != null) {
-                    LOG.warn("committing offsets failed (records will be redelivered and answered again): {}",
-                            error.getMessage());
-                }
-            });
-        }
+        commits.commitAsync(done);
         if (failed) {
             pause(backoff.next());
         } else {
             backoff.reset();
-        }
-    }
-
-    /** Commits the latest applied offsets before partitions are handed over or the worker stops. */
-    private void commitNow(Collection<TopicPartition> partitions) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        partitions.forEach(tp -> {
-            OffsetAndMetadata offset = applied.remove(tp);
-            if (offset != null) {
-                offsets.put(tp, offset);
-            }
-        });
-        if (offsets.isEmpty()) {
-            return;
-        }
-        try {
-            consumer.commitSync(offsets);
-        } catch (KafkaException e) {
-            LOG.warn("committing offsets {} failed (records will be redelivered and answered again): {}", offsets,
-                    e.getMessage());
         }
     }
 
@@ -315,8 +285,8 @@ public final class Worker implements AutoCloseable {
             // Finish what runs for these partitions, then hand over their offsets.
             pipeline.await(partitions).stream()
                     .filter(batch -> batch.stage() == PartitionPipeline.Stage.ACKNOWLEDGED)
-                    .forEach(batch -> applied.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset())));
-            commitNow(partitions);
+                    .forEach(batch -> commits.acknowledged(batch.partition(), batch.nextOffset()));
+            commits.commitNow(partitions);
             assignments.revoked(partitions);
             LOG.info("partitions revoked: {}", partitions);
         }
@@ -324,7 +294,7 @@ public final class Worker implements AutoCloseable {
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             pipeline.await(partitions);
-            partitions.forEach(applied::remove);
+            commits.forget(partitions);
             assignments.revoked(partitions);
             LOG.warn("partitions lost (another worker may own them now): {}", partitions);
         }
