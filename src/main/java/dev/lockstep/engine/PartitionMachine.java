@@ -11,7 +11,6 @@ import dev.lockstep.protocol.Fingerprint;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -201,7 +200,7 @@ public final class PartitionMachine {
             decision.write().ifPresent(written -> record(written, verdict, latest, now, state, events));
         }
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
-        state.put(new RequestEntry(command.requestId(), fingerprint, new String(reply, StandardCharsets.UTF_8),
+        state.put(new RequestEntry(command.requestId(), fingerprint, StoredReply.of(reply),
                 record.offset(), now));
         return apply.reply(record, reply, new Outbound.Answer.Decided(Optional.of(command.type()), verdict.outcome()));
     }
@@ -255,7 +254,7 @@ public final class PartitionMachine {
     private static Outbound retried(Inbound record, Triaged.Apply apply, RequestEntry prior, String fingerprint) {
         Optional<CommandType> type = Optional.of(apply.command().type());
         if (prior.fingerprint().equals(fingerprint)) {
-            return apply.reply(record, prior.reply().getBytes(StandardCharsets.UTF_8), new Outbound.Answer.Repeated(type));
+            return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));
         }
         return apply.reply(record, ReplyEncoder.encode(Reply.Rejected.reusedRequestId(apply.command())),
                 new Outbound.Answer.Decided(type, Outcome.INVALID));

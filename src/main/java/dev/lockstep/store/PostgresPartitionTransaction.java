@@ -10,6 +10,7 @@ import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.engine.StoredReply;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import java.nio.charset.StandardCharsets;
@@ -121,7 +122,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setArray(3, SqlArrays.text(connection, requestIds));
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    RequestEntry entry = new RequestEntry(rs.getString(1), rs.getString(2), rs.getString(3),
+                    RequestEntry entry = new RequestEntry(rs.getString(1), rs.getString(2), StoredReply.ofText(rs.getString(3)),
                             rs.getLong(4), SqlArrays.instant(rs, 5));
                     entries.put(entry.requestId(), entry);
                 }
@@ -268,7 +269,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             insert.setInt(2, partition.partition());
             insert.setArray(3, SqlArrays.text(connection, requests.stream().map(RequestEntry::requestId).toList()));
             insert.setArray(4, SqlArrays.text(connection, requests.stream().map(RequestEntry::fingerprint).toList()));
-            insert.setArray(5, SqlArrays.text(connection, requests.stream().map(RequestEntry::reply).toList()));
+            insert.setArray(5, SqlArrays.text(connection, requests.stream().map(r -> r.reply().text()).toList()));
             insert.setArray(6, SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
             insert.setArray(7, SqlArrays.bigint(connection, requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
             insert.executeUpdate();
