@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
             "Acquires RESOURCE (waiting up to --wait), runs COMMAND with LOCKSTEP_FENCING_TOKEN, LOCKSTEP_RESOURCE and "
                     + "LOCKSTEP_EXPIRES_AT set, renews the lease while it runs, releases it when it exits, and exits "
                     + "with its exit code. If the lease is lost, COMMAND gets SIGTERM, then SIGKILL after --grace, "
-                    + "and lockstep exits 15. Not acquired in time: COMMAND is not run, exit 10."})
+                    + "and lockstep exits 15. Not acquired in time: COMMAND is not run, exit 10.",
+            "On Linux COMMAND runs as a process group that is killed if lockstep dies, even by SIGKILL."})
 final class ExecCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "RESOURCE")
@@ -74,22 +75,25 @@ final class ExecCommand implements Callable<Integer> {
     }
 
     private int runHolding(HeldLease lease, PrintWriter err) throws InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().putAll(Map.of(
-                "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
-                "LOCKSTEP_RESOURCE", lease.resource(),
-                "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt())));
-        Process process;
+        JobGroup job;
         try {
-            process = builder.start();
+            job = JobGroup.start(command, Map.of(
+                    "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
+                    "LOCKSTEP_RESOURCE", lease.resource(),
+                    "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt())));
         } catch (IOException e) {
             err.println("lockstep: cannot run " + command.get(0) + ": " + e.getMessage());
             err.flush();
             return ExitCodes.CANNOT_RUN;
         }
-        Signals.onTerminate(process::destroy);
-        lease.lost().thenRun(() -> terminate(process));
-        int exitCode = process.waitFor();
+        if (!job.grouped()) {
+            err.println("lockstep: setpriv and setsid (util-linux) not found: the command runs as a plain child process "
+                    + "and would outlive a lockstep killed with SIGKILL (docs/client.md)");
+            err.flush();
+        }
+        Signals.onTerminate(job::terminate);
+        lease.lost().thenRun(() -> terminate(job));
+        int exitCode = job.waitFor();
         if (lease.isLost()) {
             err.println("lockstep: lease on " + resource + " lost (" + lease.lost().join().reason()
                     + "); the command was terminated");
@@ -99,11 +103,11 @@ final class ExecCommand implements Callable<Integer> {
         return exitCode;
     }
 
-    private void terminate(Process process) {
-        process.destroy();
+    private void terminate(JobGroup job) {
+        job.terminate();
         CompletableFuture.delayedExecutor(graceSeconds, TimeUnit.SECONDS).execute(() -> {
-            if (process.isAlive()) {
-                process.destroyForcibly();
+            if (job.isAlive()) {
+                job.kill();
             }
         });
     }

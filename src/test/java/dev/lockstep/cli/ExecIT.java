@@ -107,4 +107,26 @@ class ExecIT {
         }
         assertThat(log).doesNotExist();
     }
+
+    @Test
+    void aJobDiesWithItsExecEvenOnSigkillAndTheNextExecNeverOverlapsIt() throws Exception {
+        assertThat(JobGroup.supported()).as("setpriv and setsid (util-linux) on this Linux machine").isTrue();
+        Path pids = dir.resolve("first.pids");
+        Process first = exec("never-twice", "runner-a", 4, 0, "echo $$ >> " + pids + "; sleep 300 & echo $! >> " + pids
+                + "; sh -c 'sleep 300' & echo $! >> " + pids + "; wait");
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(pids) && Files.readAllLines(pids).size() == 3);
+        List<Long> job = Files.readAllLines(pids).stream().map(Long::parseLong).toList();
+        assertThat(job).allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+
+        first.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs in exec
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Path second = dir.resolve("second.log");
+        Process next = exec("never-twice", "runner-b", 4, 60, "for p in " + String.join(" ", job.stream()
+                .map(String::valueOf).toList()) + "; do kill -0 $p 2>/dev/null && echo alive $p; done > " + second
+                + "; echo started >> " + second);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(job).as("every process of the job")
+                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
+        assertThat(exitCode(next)).isZero();
+        assertThat(Files.readAllLines(second)).as("what the second job found when it started").containsExactly("started");
+    }
 }
