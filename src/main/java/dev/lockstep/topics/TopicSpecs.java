@@ -55,8 +55,22 @@ public final class TopicSpecs {
                 .toList();
     }
 
+    /**
+     * The definitions with the protocol's topics under {@code names}: the one named like a built-in
+     * topic (for example {@code lock.replies}) takes the name the deployment gives it (for example
+     * {@code lock.replies.billing}); any other definition is kept as it is.
+     */
+    public static List<TopicSpec> named(List<TopicSpec> specs, TopicNames names) {
+        Map<String, String> renames = Map.of(BUILT_IN.get(0), names.commands(), BUILT_IN.get(1), names.replies(),
+                BUILT_IN.get(2), names.deadLetters(), BUILT_IN.get(3), names.events());
+        return specs.stream().map(s -> s.withName(renames.getOrDefault(s.name(), s.name()))).toList();
+    }
+
     /** Every {@code *.properties} file of {@code dir}, sorted by file name. */
     public static List<TopicSpec> fromDirectory(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            throw new IllegalArgumentException("--dir " + dir + " is not a directory");
+        }
         try (Stream<Path> files = Files.list(dir)) {
             List<TopicSpec> specs = new ArrayList<>();
             for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".properties")).sorted().toList()) {

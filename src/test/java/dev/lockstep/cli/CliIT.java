@@ -12,10 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -117,6 +120,40 @@ class CliIT {
         Run run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", "127.0.0.1:1");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
         assertThat(run.err().strip()).startsWith("lockstep: no answer from Kafka at 127.0.0.1:1").doesNotContain("\tat ");
+    }
+
+    @Test
+    void topicsApplyCreatesExactlyTheTopicsItIsToldToName() throws Exception {
+        String base = "named." + env.topics().commands();
+        Set<String> before;
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            before = admin.listTopics().names().get();
+        }
+        Run applied = runExactly("topics", "apply", "--replication-factor", "1", "--bootstrap-servers",
+                env.kafka().bootstrapServers(), "--command-topic", base + ".commands", "--reply-topic",
+                base + ".replies.billing", "--dead-letter-topic", base + ".dlq", "--events-topic", base + ".events");
+        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            Set<String> created = new HashSet<>(admin.listTopics().names().get());
+            created.removeAll(before);
+            assertThat(created).containsExactlyInAnyOrder(base + ".commands", base + ".replies.billing", base + ".dlq",
+                    base + ".events");
+            ConfigResource commands = new ConfigResource(ConfigResource.Type.TOPIC, base + ".commands");
+            assertThat(admin.describeConfigs(List.of(commands)).all().get().get(commands)
+                    .get("message.timestamp.type").value()).isEqualTo("LogAppendTime");
+        }
+    }
+
+    @Test
+    void topicsApplyErrorsAreOneLineNamingTheFlag() {
+        Run missingDir = runExactly("topics", "apply", "--dir", "/nonexistent/topics", "--bootstrap-servers",
+                env.kafka().bootstrapServers());
+        assertThat(missingDir.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(missingDir.err().strip()).isEqualTo("lockstep: --dir /nonexistent/topics is not a directory");
+        Run unreachable = runExactly("topics", "apply", "--bootstrap-servers", "127.0.0.1:1");
+        assertThat(unreachable.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(unreachable.err().strip().lines()).singleElement().asString()
+                .startsWith("lockstep: cannot apply the topics at 127.0.0.1:1").contains("--bootstrap-servers");
     }
 
     @Test
