@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -62,9 +64,22 @@ final class BenchCommand implements Callable<Integer> {
             + "Default: ${DEFAULT-VALUE}.")
     int partitions;
 
-    @Option(names = "--modes", split = ",", paramLabel = "MODE",
-            description = "Which of ECHO, PER_COMMAND, BATCH to run (for tuning). Default: all three.")
+    @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = ModeName.class,
+            description = {"Which modes to run, by the names the results use. Default: all three.",
+                "  echo: the Kafka ceiling: every command read and answered not_found, no database;",
+                "  per-command: the seed's design: one transaction per command, answered right after it;",
+                "  lockstep: the worker as shipped: one transaction per partition batch."})
     List<ApplyMode> modes;
+
+    /** The mode names the results print, read back. */
+    static final class ModeName implements CommandLine.ITypeConverter<ApplyMode> {
+        @Override
+        public ApplyMode convert(String value) {
+            return Benchmark.MODES.stream().filter(mode -> Benchmark.modeName(mode).equals(value)).findFirst()
+                    .orElseThrow(() -> new CommandLine.TypeConversionException("'" + value + "' is not a mode: echo, "
+                            + "per-command or lockstep"));
+        }
+    }
 
     @Option(names = "--replay", description = "Measure only lockstep replay's engine, in memory on one thread "
             + "(no broker, no database): records/s against reading and answering alone.")
@@ -76,6 +91,11 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException, InterruptedException, SQLException {
         ClientOptions.quietKafkaLogs();
+        // The results go to standard output; the worker's own INFO lines would come between the rows.
+        if (System.getenv("LOCKSTEP_LOG_LEVEL") == null
+                && LoggerFactory.getLogger("dev.lockstep") instanceof ch.qos.logback.classic.Logger logger) {
+            logger.setLevel(ch.qos.logback.classic.Level.WARN);
+        }
         PrintWriter printer = spec.commandLine().getOut();
         if (replay) {
             ReplayThroughput.Result result = ReplayThroughput.measure(500_000, printer);
