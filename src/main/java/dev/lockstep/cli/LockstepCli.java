@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine;
 
 /** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
-@Command(name = "lockstep", mixinStandardHelpOptions = true, version = "lockstep 0.1.0",
+@Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
         subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
                 LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
