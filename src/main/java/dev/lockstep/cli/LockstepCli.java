@@ -4,8 +4,9 @@ import dev.lockstep.worker.WorkerStartException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.util.Map;
-import picocli.CommandLine.Command;
+import picocli.AutoComplete;
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
@@ -13,7 +14,7 @@ import picocli.CommandLine;
         subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
                 LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
                 ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
-                LocksCommand.class, DlqCommand.class},
+                LocksCommand.class, DlqCommand.class, AutoComplete.GenerateCompletion.class},
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {

@@ -8,8 +8,23 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
-/** {@code lockstep --version} names the build's version and its commit (filled in by the build). */
+/**
+ * CLI conventions: {@code lockstep --version} names the build's version and its commit (filled in
+ * by the build); {@code lockstep generate-completion} writes a completion script for bash and zsh.
+ */
 class BuildVersionTest {
+
+    @Test
+    void completionCoversEveryCommand() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = LockstepCli.commandLine(Map.of());
+        cli.setOut(new PrintWriter(out));
+        assertThat(cli.execute("generate-completion")).isZero();
+        assertThat(out.toString()).contains("complete -F").contains("bashcompinit");
+        for (String command : cli.getSubcommands().keySet()) {
+            assertThat(out.toString()).as(command).contains(command);
+        }
+    }
 
     @Test
     void theVersionNamesTheBuildAndItsCommit() {
