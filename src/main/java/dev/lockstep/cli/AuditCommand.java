@@ -42,7 +42,7 @@ final class AuditCommand implements Callable<Integer> {
         @Option(names = "--from", paramLabel = "TIME", description = "Only holds overlapping [--from, --to).")
         Instant from;
 
-        @Option(names = "--to", paramLabel = "TIME")
+        @Option(names = "--to", paramLabel = "TIME", description = "With --from: the end of the window (exclusive).")
         Instant to;
     }
 

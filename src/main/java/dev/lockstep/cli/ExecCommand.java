@@ -28,13 +28,13 @@ import picocli.CommandLine.Spec;
             "On Linux COMMAND runs as a process group that is killed if lockstep dies, even by SIGKILL."})
 final class ExecCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "RESOURCE")
+    @Parameters(index = "0", paramLabel = "RESOURCE", description = "The lock the command runs under.")
     String resource;
 
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments, after --.")
     List<String> command;
 
-    @Option(names = "--owner", required = true)
+    @Option(names = "--owner", required = true, description = "Who holds the lease (e.g. the host name).")
     String owner;
 
     @Option(names = "--ttl", paramLabel = "SECONDS", required = true,

@@ -22,13 +22,15 @@ final class LockCommands {
 
     @CommandLine.Command(name = "acquire", mixinStandardHelpOptions = true, description = "Acquire a lease (exit 0, or 10 if held).")
     static final class Acquire implements Callable<Integer> {
-        @Parameters(paramLabel = "RESOURCE")
+        @Parameters(paramLabel = "RESOURCE", description = "The resource to lock: 1 to 255 characters of plain text.")
         String resource;
 
-        @Option(names = "--owner", required = true)
+        @Option(names = "--owner", required = true, description = "Who holds the lease: 1 to 255 characters; "
+                + "only the same owner may renew or release it.")
         String owner;
 
-        @Option(names = "--ttl", paramLabel = "SECONDS", required = true)
+        @Option(names = "--ttl", paramLabel = "SECONDS", required = true,
+                description = "How long the lease lasts, from the broker's log-append time; at most the worker's --max-ttl.")
         long ttl;
 
         @Mixin
@@ -42,13 +44,15 @@ final class LockCommands {
 
     @CommandLine.Command(name = "renew", mixinStandardHelpOptions = true, description = "Extend your lease to now + TTL.")
     static final class Renew implements Callable<Integer> {
-        @Parameters(paramLabel = "RESOURCE")
+        @Parameters(paramLabel = "RESOURCE", description = "The resource to lock: 1 to 255 characters of plain text.")
         String resource;
 
-        @Option(names = "--owner", required = true)
+        @Option(names = "--owner", required = true, description = "Who holds the lease: 1 to 255 characters; "
+                + "only the same owner may renew or release it.")
         String owner;
 
-        @Option(names = "--ttl", paramLabel = "SECONDS", required = true)
+        @Option(names = "--ttl", paramLabel = "SECONDS", required = true,
+                description = "How long the lease lasts, from the broker's log-append time; at most the worker's --max-ttl.")
         long ttl;
 
         @Option(names = "--fencing-token", paramLabel = "T", description = "Only renew the lease with this token.")
@@ -66,10 +70,11 @@ final class LockCommands {
 
     @CommandLine.Command(name = "release", mixinStandardHelpOptions = true, description = "Release your lease.")
     static final class Release implements Callable<Integer> {
-        @Parameters(paramLabel = "RESOURCE")
+        @Parameters(paramLabel = "RESOURCE", description = "The resource to lock: 1 to 255 characters of plain text.")
         String resource;
 
-        @Option(names = "--owner", required = true)
+        @Option(names = "--owner", required = true, description = "Who holds the lease: 1 to 255 characters; "
+                + "only the same owner may renew or release it.")
         String owner;
 
         @Option(names = "--fencing-token", paramLabel = "T", description = "Only release the lease with this token.")
@@ -86,7 +91,7 @@ final class LockCommands {
 
     @CommandLine.Command(name = "status", mixinStandardHelpOptions = true, description = "Show the live lease (exit 0) or 11 if none.")
     static final class Status implements Callable<Integer> {
-        @Parameters(paramLabel = "RESOURCE")
+        @Parameters(paramLabel = "RESOURCE", description = "The resource to lock: 1 to 255 characters of plain text.")
         String resource;
 
         @Mixin

@@ -4,15 +4,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * CLI conventions: {@code lockstep --version} names the build's version and its commit (filled in
- * by the build); {@code lockstep generate-completion} writes a completion script for bash and zsh.
+ * CLI conventions: every option and parameter of every command has help text; {@code lockstep
+ * --version} names the build's version and its commit (filled in by the build); {@code lockstep
+ * generate-completion} writes a completion script for bash and zsh.
  */
-class BuildVersionTest {
+class CliConventionsTest {
+
+    @Test
+    void everyOptionAndParameterHasHelpText() {
+        List<String> bare = new ArrayList<>();
+        collectBare(LockstepCli.commandLine(Map.of()), bare);
+        assertThat(bare).isEmpty();
+    }
+
+    private static void collectBare(CommandLine command, List<String> bare) {
+        CommandLine.Model.CommandSpec spec = command.getCommandSpec();
+        spec.options().stream().filter(o -> String.join("", o.description()).isBlank())
+                .forEach(o -> bare.add(spec.qualifiedName() + " " + o.longestName()));
+        spec.positionalParameters().stream().filter(p -> String.join("", p.description()).isBlank())
+                .forEach(p -> bare.add(spec.qualifiedName() + " " + p.paramLabel()));
+        command.getSubcommands().values().forEach(sub -> collectBare(sub, bare));
+    }
 
     @Test
     void completionCoversEveryCommand() {
