@@ -4,6 +4,7 @@ import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
@@ -57,11 +58,16 @@ final class DevCommand implements Callable<Integer> {
                 new TopicApplier(admin).apply(topics).forEach(report -> out.println("topic " + report));
             }
             out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
-            out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
             out.flush();
-            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), options.database(),
+            DatabaseSettings database = options.database();
+            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), database,
                     options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"),
-                    Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)));
+                    Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)), url -> {
+                        out.println("lockstep dev ready: kafka " + kafka.bootstrapServers() + ", database " + database
+                                + url.map(u -> ", http " + u).orElse(""));
+                        out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
+                        out.flush();
+                    });
         }
     }
 

@@ -18,6 +18,6 @@ final class WorkerCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         return WorkerRunner.run(options.worker(kafka.settings(), kafka.topics()), options.database(),
-                options.http(Optional.empty(), "0.0.0.0"), Optional.empty());
+                options.http(Optional.empty(), "0.0.0.0"), Optional.empty(), WorkerRunner.Ready.SILENT);
     }
 }

@@ -31,6 +31,14 @@ final class WorkerRunner {
     record HttpEndpoint(String host, int port) {
     }
 
+    /** Told once, when the worker first owns and has positioned its partitions: the HTTP URL, if any. */
+    @FunctionalInterface
+    interface Ready {
+        void announce(Optional<String> httpUrl);
+
+        Ready SILENT = url -> { };
+    }
+
     private WorkerRunner() {
     }
 
@@ -38,7 +46,7 @@ final class WorkerRunner {
      * @param gateway the lock API's client, served on the HTTP port beside the worker's endpoints ({@code dev})
      */
     static int run(WorkerSettings settings, DatabaseSettings database, Optional<HttpEndpoint> http,
-            Optional<LockClientSettings> gateway) {
+            Optional<LockClientSettings> gateway, Ready ready) {
         LOG.info("database: {}", database);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
@@ -55,6 +63,7 @@ final class WorkerRunner {
                 worker.stop();
             });
             if (http.isEmpty()) {
+                watchReady(worker, ready, Optional.empty());
                 worker.run();
                 return ExitCodes.OK;
             }
@@ -64,9 +73,29 @@ final class WorkerRunner {
                                     gateway.get().requestTimeout())))) {
                 LOG.info("HTTP on {}:{}: /metrics, /health/live, /health/ready{}", http.get().host(), server.port(),
                         client == null ? "" : ", /locks/{resource}");
+                watchReady(worker, ready, Optional.of("http://" + http.get().host() + ":" + server.port()));
                 worker.run();
             }
         }
         return ExitCodes.OK;
+    }
+
+    /** Announces readiness once, from a daemon thread that asks the worker's health until it is ready. */
+    private static void watchReady(Worker worker, Ready ready, Optional<String> httpUrl) {
+        if (ready == Ready.SILENT) {
+            return;
+        }
+        Thread watcher = new Thread(() -> {
+            try {
+                while (!worker.health().ready().ok()) {
+                    Thread.sleep(100);
+                }
+                ready.announce(httpUrl);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "ready-watch");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 }

@@ -50,16 +50,18 @@ class DevModeIT {
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
             String ready = CompletableFuture.supplyAsync(() -> out.lines()
-                    .filter(line -> line.startsWith("Kafka broker running at"))
+                    .filter(line -> line.startsWith("lockstep dev ready"))
                     .findFirst().orElse("exited before it was ready")).get(90, TimeUnit.SECONDS);
-            assertThat(ready).contains("127.0.0.1:" + port).contains(dataDir.toString());
+            assertThat(ready).contains("kafka 127.0.0.1:" + port).contains("database ")
+                    .contains("http http://127.0.0.1:" + httpPort);
 
             StringWriter reply = new StringWriter();
             StringWriter err = new StringWriter();
             CommandLine cli = LockstepCli.commandLine(Map.of("LOCKSTEP_BOOTSTRAP_SERVERS", "127.0.0.1:" + port));
             cli.setOut(new PrintWriter(reply));
             cli.setErr(new PrintWriter(err));
-            int code = cli.execute("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30", "--timeout", "30");
+            // Right after the ready line, with the client's default timeout: the worker owns its partitions.
+            int code = cli.execute("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30");
             assertThat(code).as("exit code; stderr: %s", err).isZero();
             assertThat(reply.toString()).contains("\"outcome\":\"acquired\"").contains("\"owner\":\"worker-1\"");
             HttpClient http = HttpClient.newHttpClient();
