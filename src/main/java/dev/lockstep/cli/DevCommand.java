@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.http.OpsServer;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
@@ -49,6 +50,10 @@ final class DevCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        // Busy ports are said first, before a broker and a worker start for nothing.
+        OpsServer.requireFree("127.0.0.1", kafkaPort, "--kafka-port");
+        options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1")
+                .ifPresent(http -> OpsServer.requireFree(http.host(), http.port(), "--http-port"));
         Path dir = dataDir != null ? dataDir : temporaryDirectory();
         try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, dir)) {
             KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());

@@ -38,6 +38,7 @@ final class GatewayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         ClientOptions.quietKafkaLogs();
+        OpsServer.requireFree(httpHost, httpPort, "--http-port");
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);

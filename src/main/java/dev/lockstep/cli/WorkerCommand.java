@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.http.OpsServer;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -17,7 +18,9 @@ final class WorkerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Optional<WorkerRunner.HttpEndpoint> http = options.http(Optional.empty(), "0.0.0.0");
+        http.ifPresent(endpoint -> OpsServer.requireFree(endpoint.host(), endpoint.port(), "--http-port"));
         return WorkerRunner.run(options.worker(kafka.settings(), kafka.topics()), options.database(),
-                options.http(Optional.empty(), "0.0.0.0"), Optional.empty(), WorkerRunner.Ready.SILENT);
+                http, Optional.empty(), WorkerRunner.Ready.SILENT);
     }
 }

@@ -6,6 +6,9 @@ import dev.lockstep.worker.WorkerHealth;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -54,6 +57,25 @@ public final class OpsServer implements AutoCloseable {
             app.stop();
             throw new HttpStartException("cannot serve HTTP on " + host + ":" + port + ": " + rootMessage(e)
                     + " (choose another --http-port)", e);
+        }
+    }
+
+    /**
+     * Fails at once, in one line, when {@code host:port} cannot be bound: checked before anything
+     * else starts, so a busy port is said first and costs nothing.
+     *
+     * @param flag the option that chooses the port, named in the message
+     */
+    public static void requireFree(String host, int port, String flag) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(new InetSocketAddress(host, port));
+        } catch (IOException e) {
+            throw new HttpStartException(host + ":" + port + " is in use or cannot be bound (" + e.getMessage()
+                    + "); choose another " + flag, null);
         }
     }
 

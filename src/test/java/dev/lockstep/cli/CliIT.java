@@ -8,6 +8,8 @@ import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -154,6 +156,26 @@ class CliIT {
         assertThat(unreachable.exitCode()).isEqualTo(ExitCodes.ERROR);
         assertThat(unreachable.err().strip().lines()).singleElement().asString()
                 .startsWith("lockstep: cannot apply the topics at 127.0.0.1:1").contains("--bootstrap-servers");
+    }
+
+    @Test
+    void aBusyPortIsOneLineNamingTheFlagBeforeAnythingStarts() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String port = Integer.toString(busy.getLocalPort());
+            Map<String, List<String>> byFlag = Map.of(
+                    "--kafka-port", List.of("dev", "--kafka-port", port),
+                    "--http-port", List.of("dev", "--kafka-port", "0", "--http-port", port));
+            List<List<String>> alsoHttp = List.of(List.of("worker", "--http-port", port, "--http-host", "127.0.0.1"),
+                    List.of("gateway", "--http-port", port, "--http-host", "127.0.0.1"));
+            List<Map.Entry<String, List<String>>> cases = new ArrayList<>(byFlag.entrySet());
+            alsoHttp.forEach(args -> cases.add(Map.entry("--http-port", args)));
+            for (Map.Entry<String, List<String>> each : cases) {
+                Run run = runExactly(each.getValue().toArray(String[]::new));
+                assertThat(run.exitCode()).as(each.getValue().toString()).isEqualTo(ExitCodes.ERROR);
+                assertThat(run.err().strip().lines()).as(each.getValue().toString()).singleElement().asString()
+                        .contains(port + " is in use").endsWith("choose another " + each.getKey());
+            }
+        }
     }
 
     @Test
