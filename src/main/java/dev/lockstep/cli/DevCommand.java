@@ -6,6 +6,7 @@ import dev.lockstep.http.OpsServer;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
@@ -50,10 +51,11 @@ final class DevCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        // Busy ports are said first, before a broker and a worker start for nothing.
+        // Busy ports and an unreachable database are said first, before a broker starts for nothing.
         OpsServer.requireFree("127.0.0.1", kafkaPort, "--kafka-port");
         options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1")
                 .ifPresent(http -> OpsServer.requireFree(http.host(), http.port(), "--http-port"));
+        PostgresLockStore.check(options.database());
         Path dir = dataDir != null ? dataDir : temporaryDirectory();
         try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, dir)) {
             KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -29,6 +30,22 @@ public final class PostgresLockStore implements LockStore {
 
     private PostgresLockStore(HikariDataSource dataSource) {
         this.dataSource = dataSource;
+    }
+
+    /**
+     * Connects once and hangs up: whether the database can be reached with these settings, said in
+     * one line (with the flag that fixes it) before anything else starts.
+     *
+     * @throws StoreException when it cannot
+     */
+    public static void check(DatabaseSettings settings) {
+        DriverManager.setLoginTimeout(5);
+        try (Connection connection = RecordedState.connect(settings)) {
+            connection.isValid(5);
+        } catch (SQLException e) {
+            throw new StoreException("cannot connect to PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl())
+                    + ": " + e.getMessage() + " (check --db-url, --db-user, --db-password)", null);
+        }
     }
 
     /** Connects, migrates the schema to the current version, and returns the store. */

@@ -179,6 +179,18 @@ class CliIT {
     }
 
     @Test
+    void devSaysAnUnreachableOrWrongDatabaseInOneLineBeforeTheBrokerStarts() {
+        for (String url : List.of("jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres",
+                env.database().jdbcUrl().replace(env.databaseName(), "no_such_database"))) {
+            Run run = runExactly("dev", "--kafka-port", "0", "--http-port", "0", "--db-url", url);
+            assertThat(run.exitCode()).as(url).isEqualTo(ExitCodes.ERROR);
+            assertThat(run.err().strip().lines()).as(url).singleElement().asString()
+                    .startsWith("lockstep: cannot connect to PostgreSQL at").endsWith("(check --db-url, --db-user, --db-password)");
+            assertThat(run.out()).as("no broker was started").doesNotContain("Kafka broker running");
+        }
+    }
+
+    @Test
     void topicsApplyCreatesWhatIsMissingAndReportsDrift() throws Exception {
         String prefix = "applied." + env.topics().commands();
         Path dir = Files.createTempDirectory("topics");
