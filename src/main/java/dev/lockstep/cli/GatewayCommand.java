@@ -3,10 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.http.LockGateway;
 import dev.lockstep.http.OpsServer;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import dev.lockstep.metrics.ProcessMetrics;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -39,12 +36,10 @@ final class GatewayCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         ClientOptions.quietKafkaLogs();
         OpsServer.requireFree(httpHost, httpPort, "--http-port");
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
         CountDownLatch stop = new CountDownLatch(1);
-        try (LockClient locks = LockClient.start(client.settings());
-                OpsServer server = OpsServer.start(httpHost, httpPort, registry, Optional.empty(),
+        try (ProcessMetrics metrics = new ProcessMetrics();
+                LockClient locks = LockClient.start(client.settings());
+                OpsServer server = OpsServer.start(httpHost, httpPort, metrics.registry(), Optional.empty(),
                         Optional.of(new LockGateway(locks, client.settings().requestTimeout())))) {
             Signals.onTerminate(stop::countDown);
             LOG.info("lock API on http://{}:{}/locks/{{resource}} (commands to {}, replies from {} partition {})",

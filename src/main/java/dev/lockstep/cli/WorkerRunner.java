@@ -4,19 +4,13 @@ import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.http.LockGateway;
 import dev.lockstep.http.OpsServer;
+import dev.lockstep.metrics.ProcessMetrics;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.ApplyMode;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -48,15 +42,10 @@ final class WorkerRunner {
     static int run(WorkerSettings settings, DatabaseSettings database, Optional<HttpEndpoint> http,
             Optional<LockClientSettings> gateway, Ready ready) {
         LOG.info("database: {}", database);
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        new JvmMemoryMetrics().bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
-        try (JvmGcMetrics gc = new JvmGcMetrics();
-                LockStore store = PostgresLockStore.open(database, registry);
-                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), ApplyMode.BATCH, registry)) {
-            gc.bindTo(registry);
+        try (ProcessMetrics metrics = new ProcessMetrics();
+                LockStore store = PostgresLockStore.open(database, metrics.registry());
+                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), ApplyMode.BATCH,
+                        metrics.registry())) {
             worker.checkTopics();
             Signals.onTerminate(() -> {
                 LOG.info("stop requested; finishing the batch in hand");
@@ -68,7 +57,7 @@ final class WorkerRunner {
                 return ExitCodes.OK;
             }
             try (LockClient client = gateway.map(LockClient::start).orElse(null);
-                    OpsServer server = OpsServer.start(http.get().host(), http.get().port(), registry,
+                    OpsServer server = OpsServer.start(http.get().host(), http.get().port(), metrics.registry(),
                             Optional.of(worker.health()), Optional.ofNullable(client).map(c -> new LockGateway(c,
                                     gateway.get().requestTimeout())))) {
                 LOG.info("HTTP on {}:{}: /metrics, /health/live, /health/ready{}", http.get().host(), server.port(),

@@ -79,9 +79,10 @@ public final class WorkerMetrics {
                         type(((Outbound.Answer.Repeated) reply.answer()).type())).increment();
             }
             // The broker's clock and the worker's may differ by a little: never a negative duration.
-            reply.source().logAppendTime().ifPresent(appended -> commandDuration.record(
-                    Duration.between(appended, clock.instant()).isNegative() ? Duration.ZERO
-                            : Duration.between(appended, clock.instant())));
+            reply.source().logAppendTime().ifPresent(appended -> {
+                Duration took = Duration.between(appended, clock.instant());
+                commandDuration.record(took.isNegative() ? Duration.ZERO : took);
+            });
         } else if (out instanceof Outbound.Event event) {
             if (event.entry().kind() == LeaseEvent.Kind.EXPIRED) {
                 expired.increment();
