@@ -45,6 +45,16 @@ class BatchOrchestratorIT {
         List<Process> runners = new ArrayList<>();
         List<List<String>> outputs = new ArrayList<>();
         Path logs = Files.createTempDirectory("runners");
+        try {
+            runJobs(runners, outputs, jdbcUrl, logs);
+        } finally {
+            // A failed run must not leave a frozen runner behind: it would hold its JVM for ever.
+            runners.forEach(Process::destroyForcibly);
+        }
+    }
+
+    private static void runJobs(List<Process> runners, List<List<String>> outputs, String jdbcUrl, Path logs)
+            throws Exception {
         // Runner 1 starts alone, takes job-7 first and freezes holding it; then the others start.
         startRunner(1, jdbcUrl, logs, runners, outputs);
         Process stalled = runners.get(0);
