@@ -182,7 +182,7 @@ public final class PartitionMachine {
     private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
             PartitionState state, EventWriter events) {
         Command command = apply.command();
-        String fingerprint = Fingerprint.of(command);
+        Fingerprint fingerprint = Fingerprint.of(command);
         Optional<RequestEntry> prior = state.request(command.requestId()).filter(e -> e.rememberedAt(now, settings));
         if (prior.isPresent()) {
             return retried(record, apply, prior.get(), fingerprint);
@@ -251,7 +251,7 @@ public final class PartitionMachine {
     }
 
     /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
-    private static Outbound retried(Inbound record, Triaged.Apply apply, RequestEntry prior, String fingerprint) {
+    private static Outbound retried(Inbound record, Triaged.Apply apply, RequestEntry prior, Fingerprint fingerprint) {
         Optional<CommandType> type = Optional.of(apply.command().type());
         if (prior.fingerprint().equals(fingerprint)) {
             return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));

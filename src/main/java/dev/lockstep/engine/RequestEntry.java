@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.protocol.Fingerprint;
 import java.time.Instant;
 
 /**
@@ -10,7 +11,7 @@ import java.time.Instant;
  * @param offset where it was applied
  * @param appliedAt the log time it was applied at; remembered until {@code appliedAt + retention}
  */
-public record RequestEntry(String requestId, String fingerprint, StoredReply reply, long offset, Instant appliedAt) {
+public record RequestEntry(String requestId, Fingerprint fingerprint, StoredReply reply, long offset, Instant appliedAt) {
 
     /** Whether a command arriving at log time {@code now} is still a retry of this one. */
     public boolean rememberedAt(Instant now, EngineSettings settings) {

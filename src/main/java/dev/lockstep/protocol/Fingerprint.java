@@ -2,59 +2,114 @@ package dev.lockstep.protocol;
 
 import dev.lockstep.core.Command;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.OptionalLong;
 
 /**
- * A digest of what a command asks for, stored beside its reply. A {@code request_id} sent again
- * with the same fingerprint is a retry and gets the stored reply; with another fingerprint it is
- * a different command reusing the id, and must not be handed someone else's answer.
- * Where the reply goes ({@code reply_to}, headers) is not part of it: a retry may be routed anew.
+ * A digest of what a command asks for (SHA-256), stored beside its reply. A {@code request_id}
+ * sent again with the same fingerprint is a retry and gets the stored reply; with another
+ * fingerprint it is a different command reusing the id, and must not be handed someone else's
+ * answer. Where the reply goes ({@code reply_to}, headers) is not part of it: a retry may be
+ * routed anew. Held as four words, because the request entries of a retention window hold one
+ * each; written as hex where it is stored.
  */
-public final class Fingerprint {
+public record Fingerprint(long w0, long w1, long w2, long w3) {
 
-    private Fingerprint() {
+    public static Fingerprint of(Command command) {
+        Canonical canonical = CANONICAL.get().reset()
+                .text(command.type().wireName()).separator()
+                .text(command.resource()).separator();
+        if (command instanceof Command.Acquire c) {
+            canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds()));
+        } else if (command instanceof Command.Renew c) {
+            canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds())).separator()
+                    .text(token(c.fencingToken()));
+        } else if (command instanceof Command.Release c) {
+            canonical.text(c.owner()).separator().text(token(c.fencingToken()));
+        }
+        return ofDigest(canonical.digest());
     }
 
-    public static String of(Command command) {
-        StringBuilder canonical = new StringBuilder()
-                .append(command.type().wireName()).append('\u0000')
-                .append(command.resource()).append('\u0000');
-        if (command instanceof Command.Acquire c) {
-            canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds());
-        } else if (command instanceof Command.Renew c) {
-            canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds()).append('\u0000')
-                    .append(token(c.fencingToken()));
-        } else if (command instanceof Command.Release c) {
-            canonical.append(c.owner()).append('\u0000').append(token(c.fencingToken()));
+    private static final ThreadLocal<Canonical> CANONICAL = ThreadLocal.withInitial(Canonical::new);
+
+    /**
+     * The UTF-8 of the fields joined by NUL, which is what is digested (stored fingerprints depend
+     * on it), built in a buffer of the thread's: every command is fingerprinted.
+     */
+    private static final class Canonical {
+
+        private byte[] bytes = new byte[256];
+        private int length;
+
+        Canonical reset() {
+            length = 0;
+            return this;
         }
-        return sha256(canonical.toString());
+
+        Canonical separator() {
+            room(1);
+            bytes[length++] = 0;
+            return this;
+        }
+
+        Canonical text(String text) {
+            room(text.length());
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (c >= 0x80) {
+                    return utf8(text, i);
+                }
+                bytes[length + i] = (byte) c;
+            }
+            length += text.length();
+            return this;
+        }
+
+        /** The rest of a text from its first character beyond ASCII, through the JDK's encoder. */
+        private Canonical utf8(String text, int from) {
+            byte[] rest = text.substring(from).getBytes(StandardCharsets.UTF_8);
+            length += from;
+            room(rest.length);
+            System.arraycopy(rest, 0, bytes, length, rest.length);
+            length += rest.length;
+            return this;
+        }
+
+        private void room(int more) {
+            if (length + more > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));
+            }
+        }
+
+        byte[] digest() {
+            return Sha256.of(bytes, length);
+        }
+    }
+
+    /** Reads the 64 hex digits {@link #hex()} writes. */
+    public static Fingerprint ofHex(String hex) {
+        if (hex.length() != 64) {
+            throw new IllegalArgumentException("a fingerprint is 64 hex digits, not " + hex.length() + " characters");
+        }
+        return ofDigest(HexFormat.of().parseHex(hex));
+    }
+
+    public String hex() {
+        HexFormat hex = HexFormat.of();
+        return hex.toHexDigits(w0) + hex.toHexDigits(w1) + hex.toHexDigits(w2) + hex.toHexDigits(w3);
+    }
+
+    private static Fingerprint ofDigest(byte[] sha) {
+        return new Fingerprint(Sha256.word(sha, 0), Sha256.word(sha, 8), Sha256.word(sha, 16), Sha256.word(sha, 24));
     }
 
     private static String token(OptionalLong token) {
         return token.isPresent() ? Long.toString(token.getAsLong()) : "-";
     }
 
-    private static final MessageDigest SHA_256;
-
-    static {
-        try {
-            SHA_256 = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JVM provides SHA-256", e);
-        }
-    }
-
-    private static String sha256(String text) {
-        // A clone is far cheaper than a provider lookup, and each caller gets its own.
-        MessageDigest digest;
-        try {
-            digest = (MessageDigest) SHA_256.clone();
-        } catch (CloneNotSupportedException e) {
-            throw new IllegalStateException("the JDK's SHA-256 can be cloned", e);
-        }
-        return HexFormat.of().formatHex(digest.digest(text.getBytes(StandardCharsets.UTF_8)));
+    @Override
+    public String toString() {
+        return hex();
     }
 }

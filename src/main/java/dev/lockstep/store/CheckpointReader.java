@@ -4,7 +4,6 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Checkpoint;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.RequestEntry;
-import dev.lockstep.engine.StoredReply;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -66,8 +65,7 @@ public final class CheckpointReader implements AutoCloseable {
             List<RequestEntry> requests = new ArrayList<>();
             try (PreparedStatement select = select(REQUESTS, recorded.id()); ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    requests.add(new RequestEntry(rs.getString(1), rs.getString(2), StoredReply.ofText(rs.getString(3)), rs.getLong(4),
-                            SqlArrays.instant(rs, 5)));
+                    requests.add(SqlArrays.requestEntry(rs));
                 }
             }
             connection.rollback();

@@ -122,8 +122,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setArray(3, SqlArrays.text(connection, requestIds));
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    RequestEntry entry = new RequestEntry(rs.getString(1), rs.getString(2), StoredReply.ofText(rs.getString(3)),
-                            rs.getLong(4), SqlArrays.instant(rs, 5));
+                    RequestEntry entry = SqlArrays.requestEntry(rs);
                     entries.put(entry.requestId(), entry);
                 }
             }
@@ -268,7 +267,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             insert.setString(1, partition.topic());
             insert.setInt(2, partition.partition());
             insert.setArray(3, SqlArrays.text(connection, requests.stream().map(RequestEntry::requestId).toList()));
-            insert.setArray(4, SqlArrays.text(connection, requests.stream().map(RequestEntry::fingerprint).toList()));
+            insert.setArray(4, SqlArrays.text(connection, requests.stream().map(r -> r.fingerprint().hex()).toList()));
             insert.setArray(5, SqlArrays.text(connection, requests.stream().map(r -> r.reply().text()).toList()));
             insert.setArray(6, SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
             insert.setArray(7, SqlArrays.bigint(connection, requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));

@@ -1,6 +1,9 @@
 package dev.lockstep.store;
 
 import dev.lockstep.engine.Quarantine;
+import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.StoredReply;
+import dev.lockstep.protocol.Fingerprint;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,7 +17,7 @@ import java.util.Optional;
 
 /**
  * Values bound to and read from statements: whole batches as array parameters (so that the number of
- * statements does not grow with the batch), times, and quarantines.
+ * statements does not grow with the batch), times, request entries and quarantines.
  */
 final class SqlArrays {
 
@@ -34,6 +37,12 @@ final class SqlArrays {
 
     static Array integer(Connection connection, Collection<Integer> values) throws SQLException {
         return connection.createArrayOf("integer", values.toArray(Integer[]::new));
+    }
+
+    /** A request entry from the columns {@code request_id, fingerprint, reply, record_offset, applied_at}, in order. */
+    static RequestEntry requestEntry(ResultSet rs) throws SQLException {
+        return new RequestEntry(rs.getString(1), Fingerprint.ofHex(rs.getString(2)), StoredReply.ofText(rs.getString(3)),
+                rs.getLong(4), instant(rs, 5));
     }
 
     static Instant instant(ResultSet rs, int column) throws SQLException {

@@ -1,0 +1,63 @@
+package dev.lockstep.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.lockstep.core.Command;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.OptionalLong;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Fingerprints are stored: the same command must keep the fingerprint earlier builds gave it. */
+class FingerprintTest {
+
+    private static final String[] NAMES = {"job-1", "rapport-été", "数据-7", "emoji-\uD83D\uDD12", "x", "a".repeat(300)};
+
+    /** The definition: SHA-256 of the UTF-8 of the fields joined by NUL, as hex. */
+    private static String reference(Command command) throws NoSuchAlgorithmException {
+        StringBuilder canonical = new StringBuilder().append(command.type().wireName()).append('\u0000')
+                .append(command.resource()).append('\u0000');
+        if (command instanceof Command.Acquire c) {
+            canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds());
+        } else if (command instanceof Command.Renew c) {
+            canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds()).append('\u0000')
+                    .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
+        } else if (command instanceof Command.Release c) {
+            canonical.append(c.owner()).append('\u0000')
+                    .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
+        }
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void everyCommandKeepsTheFingerprintOfItsDefinition() throws NoSuchAlgorithmException {
+        Random random = new Random(5);
+        for (int i = 0; i < 2_000; i++) {
+            String resource = NAMES[random.nextInt(NAMES.length)] + i;
+            String owner = NAMES[random.nextInt(NAMES.length)];
+            OptionalLong token = random.nextBoolean() ? OptionalLong.of(random.nextLong(1, Long.MAX_VALUE)) : OptionalLong.empty();
+            Duration ttl = Duration.ofSeconds(1 + random.nextInt(86_400));
+            Command command = switch (random.nextInt(4)) {
+                case 0 -> new Command.Acquire("r" + i, resource, owner, ttl);
+                case 1 -> new Command.Renew("r" + i, resource, owner, ttl, token);
+                case 2 -> new Command.Release("r" + i, resource, owner, token);
+                default -> new Command.Status("r" + i, resource);
+            };
+            Fingerprint fingerprint = Fingerprint.of(command);
+            assertThat(fingerprint.hex()).as(command.toString()).isEqualTo(reference(command));
+            assertThat(Fingerprint.ofHex(fingerprint.hex())).isEqualTo(fingerprint);
+        }
+    }
+
+    @Test
+    void onlySixtyFourHexDigitsAreAFingerprint() {
+        assertThatThrownBy(() -> Fingerprint.ofHex("abc")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Fingerprint.ofHex("z".repeat(64))).isInstanceOf(IllegalArgumentException.class);
+    }
+}
