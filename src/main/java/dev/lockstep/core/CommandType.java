@@ -1,6 +1,5 @@
 package dev.lockstep.core;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /** The four commands, with the names they have on the wire. */
@@ -10,10 +9,15 @@ public enum CommandType {
     RELEASE("release"),
     STATUS("status");
 
+    // Read for every command: neither values() copied nor an Optional made per call.
+    private static final CommandType[] TYPES = values();
+
     private final String wireName;
+    private final Optional<CommandType> some;
 
     CommandType(String wireName) {
         this.wireName = wireName;
+        this.some = Optional.of(this);
     }
 
     public String wireName() {
@@ -21,6 +25,11 @@ public enum CommandType {
     }
 
     public static Optional<CommandType> fromWireName(String name) {
-        return Arrays.stream(values()).filter(t -> t.wireName.equals(name)).findFirst();
+        for (CommandType type : TYPES) {
+            if (type.wireName.equals(name)) {
+                return type.some;
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -63,10 +63,20 @@ final class Text {
             i += Character.charCount(codePoint);
         }
         // Two spellings of one text (e + combining accent, or the precomposed letter) look the same
-        // and would be two resources; one normal form makes them one string or an error.
-        if (!Normalizer.isNormalized(text, Normalizer.Form.NFC)) {
+        // and would be two resources; one normal form makes them one string or an error. ASCII has
+        // one spelling only, and is what nearly every command carries.
+        if (!isAscii(text) && !Normalizer.isNormalized(text, Normalizer.Form.NFC)) {
             return Optional.of("must be in Unicode normalization form NFC");
         }
         return Optional.empty();
+    }
+
+    private static boolean isAscii(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) >= 0x80) {
+                return false;
+            }
+        }
+        return true;
     }
 }
