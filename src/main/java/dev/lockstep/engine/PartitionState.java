@@ -12,10 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * One partition's state as the {@link PartitionMachine} sees it: its position, the latest lease of
@@ -30,18 +29,29 @@ import java.util.TreeSet;
  */
 public final class PartitionState {
 
-    private static final Comparator<Lease> BY_END = Comparator.comparing(Lease::expiresAt).thenComparing(Lease::resource);
+    /** By end, then resource; written out, since a partition's every record compares leases with it. */
+    private static final Comparator<Lease> BY_END = (a, b) -> {
+        int byEnd = a.expiresAt().compareTo(b.expiresAt());
+        return byEnd != 0 ? byEnd : a.resource().compareTo(b.resource());
+    };
 
     private PartitionPosition position;
     private final Map<String, Lease> leases;
-    /** The leases live at the position's clock, by end: the next to expire comes first. */
-    private final NavigableSet<Lease> live = new TreeSet<>(BY_END);
+    /**
+     * The leases live at the position's clock, by end, the next to expire first; with entries a
+     * later lease of their resource replaced or a release removed, left until they come up (cheaper
+     * than taking each out of the order): only the resource's current lease, the very instance
+     * {@link #leases} holds, counts when it comes up.
+     */
+    private final PriorityQueue<Lease> live = new PriorityQueue<>(BY_END);
     private final Map<String, RequestEntry> requests;
     private final Map<Long, List<EventEntry>> events = new HashMap<>();
     private final Map<String, Lease> changedLeases = new LinkedHashMap<>();
     private final Set<String> removedLeases = new LinkedHashSet<>();
     private final Map<String, RequestEntry> changedRequests = new LinkedHashMap<>();
     private final List<EventEntry> newEvents = new ArrayList<>();
+    private boolean writesBack = true;
+    private final StoredReply.Slab replies = new StoredReply.Slab();
 
     /**
      * @param leases the latest lease of (at least) every resource the records will touch, and of
@@ -61,6 +71,22 @@ public final class PartitionState {
 
     public static PartitionState empty(PartitionPosition position) {
         return new PartitionState(position, Map.of(), Map.of(), List.of());
+    }
+
+    /**
+     * From now on the state records nothing of what changed and keeps no event to publish again:
+     * for a replay, which writes nothing back and fetches no record twice. What the machine decides
+     * does not change; {@link #changedLeases()}, {@link #removedLeases()}, {@link #changedRequests()}
+     * and {@link #newEvents()} stay empty. The replies of the request entries it goes on to hold
+     * are packed into large arrays ({@link StoredReply}).
+     */
+    public void forReplay() {
+        writesBack = false;
+        events.clear();
+        changedLeases.clear();
+        removedLeases.clear();
+        changedRequests.clear();
+        newEvents.clear();
     }
 
     public PartitionPosition position() {
@@ -116,41 +142,52 @@ public final class PartitionState {
 
     void put(Lease lease) {
         Lease before = leases.put(lease.resource(), lease);
-        if (before != null) {
-            live.remove(before);
+        if (before != lease) {
+            live.add(lease);
         }
-        live.add(lease);
-        changedLeases.put(lease.resource(), lease);
-        removedLeases.remove(lease.resource());
+        if (writesBack) {
+            changedLeases.put(lease.resource(), lease);
+            removedLeases.remove(lease.resource());
+        }
     }
 
     /** Forgets a released lease: nothing a later record is decided by depends on it. */
     void remove(String resource) {
-        Lease before = leases.remove(resource);
-        if (before != null) {
-            live.remove(before);
+        leases.remove(resource);
+        if (writesBack) {
+            changedLeases.remove(resource);
+            removedLeases.add(resource);
         }
-        changedLeases.remove(resource);
-        removedLeases.add(resource);
     }
 
     /** Takes the leases that end at or before {@code now} off the live ones, in the order they end. */
     List<Lease> expireUntil(Instant now) {
         List<Lease> ended = new ArrayList<>();
-        while (!live.isEmpty() && !live.first().isLiveAt(now)) {
-            ended.add(live.pollFirst());
+        while (!live.isEmpty() && !live.peek().isLiveAt(now)) {
+            Lease next = live.poll();
+            // A lease put twice comes up twice, side by side: it ends once.
+            if (leases.get(next.resource()) == next && (ended.isEmpty() || ended.get(ended.size() - 1) != next)) {
+                ended.add(next);
+            }
         }
         return ended;
     }
 
     void put(RequestEntry entry) {
-        requests.put(entry.requestId(), entry);
-        changedRequests.put(entry.requestId(), entry);
+        if (writesBack) {
+            requests.put(entry.requestId(), entry);
+            changedRequests.put(entry.requestId(), entry);
+        } else {
+            requests.put(entry.requestId(), new RequestEntry(entry.requestId(), entry.fingerprint(),
+                    entry.reply().packInto(replies), entry.offset(), entry.appliedAt()));
+        }
     }
 
     void add(EventEntry event) {
-        events.computeIfAbsent(event.offset(), o -> new ArrayList<>()).add(event);
-        newEvents.add(event);
+        if (writesBack) {
+            events.computeIfAbsent(event.offset(), o -> new ArrayList<>()).add(event);
+            newEvents.add(event);
+        }
     }
 
     /** The events the record at {@code offset} made, in order; none when it made none, or they were forgotten. */
@@ -187,7 +224,9 @@ public final class PartitionState {
         while (oldest.hasNext() && !oldest.next().rememberedAt(clock, settings)) {
             oldest.remove();
         }
-        leases.values().removeIf(lease -> !Checkpoint.mayBeSeen(lease, clock, settings));
+        // Checkpoint.mayBeSeen, with the retention taken off the clock once instead of added to every lease.
+        Instant seenAfter = clock.minus(settings.requestRetention());
+        leases.values().removeIf(lease -> !lease.expiresAt().isAfter(seenAfter));
         changedLeases.clear();
         removedLeases.clear();
         changedRequests.clear();
