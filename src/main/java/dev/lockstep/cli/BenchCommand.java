@@ -99,8 +99,9 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter printer = spec.commandLine().getOut();
         if (replay) {
             ReplayThroughput.Result result = ReplayThroughput.measure(500_000, printer);
-            printer.printf("replay: %,.0f records/s on one thread; baseline (read and answer, no lock rules) %,.0f "
-                    + "records/s; ratio %.2f%n", result.replayPerSecond(), result.baselinePerSecond(), result.ratio());
+            printer.printf("replay: %,.0f records/s on one thread (median of the measured rounds; best %,.0f); baseline "
+                    + "(read and answer, no lock rules) %,.0f records/s; ratio %.2f%n", result.replayMedian(),
+                    result.replayBest(), result.baselineMedian(), result.ratio());
             printer.flush();
             return ExitCodes.OK;
         }

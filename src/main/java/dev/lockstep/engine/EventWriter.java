@@ -35,7 +35,7 @@ final class EventWriter {
             written = new ArrayList<>(2);
         }
         int index = written.size();
-        String eventId = record.topic() + "-" + record.partition() + "/" + sequence + "." + index;
+        String eventId = new EventId(record.topic(), record.partition(), sequence, index).toString();
         LeaseEvent event = new LeaseEvent(eventId, kind, lease.resource(), lease.owner(), lease.fencingToken(),
                 at, expiresAt, record.position(), requestId);
         EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), kind, lease.resource(),

@@ -4,78 +4,89 @@ import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.Step;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * What the replayed records oblige the worker to have published: the replies each request ID may
- * have got on each reply topic, and every event by its ID.
+ * have got on each reply topic, and every event, each by its digest. The bytes are not kept: a
+ * divergence's expected text is recovered by replaying again ({@link ExpectedTexts}), which only a
+ * divergence costs.
  */
 final class Expectations {
 
     /**
-     * The replies the log gives a request ID (usually one), from its first record, and whether a
-     * published one must exist (a record of it was applied and is in the window). Kept small: a
-     * replay holds one per request ID of the log.
+     * The replies the log gives one request ID on one topic (usually one), where its first record
+     * is, and whether a published one must exist (a record of it was applied and is in the window).
+     * One per request ID of the log, so it holds its first digest in fields of its own.
      */
-    record ExpectedReply(String topic, int partition, long offset, List<byte[]> values, boolean required) {
+    static final class ExpectedReply {
 
-        String source() {
-            return topic + "-" + partition + "@" + offset;
+        private final int partition;
+        private final long offset;
+        private final Digest first;
+        private List<Digest> others = List.of();
+        private boolean required;
+        private boolean answered;
+
+        private ExpectedReply(int partition, long offset, Digest first, boolean required) {
+            this.partition = partition;
+            this.offset = offset;
+            this.first = first;
+            this.required = required;
         }
 
-        boolean allows(byte[] published) {
-            return values.stream().anyMatch(v -> Arrays.equals(v, published));
+        boolean allows(Digest published) {
+            return first.equals(published) || others.contains(published);
         }
 
-        /** The replies, readable: what a divergence names as expected. */
-        String described() {
-            return String.join(" or ", values.stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList());
-        }
-
-        ExpectedReply with(byte[] value, boolean alsoRequired) {
-            boolean known = allows(value);
-            if (known && (required || !alsoRequired)) {
-                return this;
+        private void add(Digest value, boolean alsoRequired) {
+            required |= alsoRequired;
+            if (!allows(value)) {
+                if (others.isEmpty()) {
+                    others = new ArrayList<>(1);
+                }
+                others.add(value);
             }
-            List<byte[]> more = values;
-            if (!known) {
-                more = new ArrayList<>(values);
-                more.add(value);
-            }
-            return new ExpectedReply(topic, partition, offset, more, required || alsoRequired);
+        }
+
+        int partition() {
+            return partition;
+        }
+
+        long offset() {
+            return offset;
+        }
+
+        boolean required() {
+            return required;
+        }
+
+        boolean answered() {
+            return answered;
+        }
+
+        void answered(boolean published) {
+            answered |= published;
         }
     }
 
     private final TimeWindow window;
+    private final String commandTopic;
     private final Map<String, Map<String, ExpectedReply>> replies = new HashMap<>();
-    private final Map<String, ExpectedEvent> events;
+    private final Map<Integer, ExpectedEvents> events = new HashMap<>();
     private final int records;
     private String lastTopic = "";
     private Map<String, ExpectedReply> lastReplies = Map.of();
 
-    /** An event the log makes, where, and whether it must have been published. */
-    record ExpectedEvent(String value, String resource, String topic, int partition, long offset,
-            Optional<String> requestId, boolean required) {
-
-        String source() {
-            return topic + "-" + partition + "@" + offset;
-        }
-    }
-
     /** @param records how many records will be added: the maps are sized once, not grown record by record */
-    Expectations(TimeWindow window, long records) {
+    Expectations(TimeWindow window, String commandTopic, long records) {
         this.window = window;
+        this.commandTopic = commandTopic;
         this.records = (int) Math.min(records, 1 << 26);
-        this.events = new HashMap<>(capacity(this.records));
-    }
-
-    private static int capacity(int entries) {
-        return (int) Math.min(1L << 30, entries * 4L / 3 + 16);
     }
 
     /**
@@ -84,24 +95,29 @@ final class Expectations {
      */
     void add(Inbound record, Step step, boolean applied) {
         boolean required = applied && record.logAppendTime().isPresent() && window.contains(record.logAppendTime().get());
-        Outbound answer = step.answer();
         if (!step.events().isEmpty()) {
-            Optional<String> requestId = answer instanceof Outbound.ReplyRecord reply
-                    ? Optional.of(reply.requestId()) : Optional.empty();
+            ExpectedEvents partition = events.computeIfAbsent(record.partition(), p -> new ExpectedEvents());
             for (Outbound.Event event : step.events()) {
-                events.put(event.entry().eventId(), new ExpectedEvent(event.entry().value(), event.entry().resource(),
-                        record.topic(), record.partition(), record.offset(), requestId, required));
+                String id = event.entry().eventId();
+                partition.add(sequenceOf(id), event.entry().index(), record.offset(),
+                        Digest.of(event.entry().value().getBytes(StandardCharsets.UTF_8)), required);
             }
         }
-        if (answer instanceof Outbound.ReplyRecord reply) {
-            // The encoder's bytes, kept as they are: one copy per request ID of the log is what a replay holds.
-            byte[] value = reply.value();
+        if (step.answer() instanceof Outbound.ReplyRecord reply) {
             Map<String, ExpectedReply> topic = repliesTo(reply.route().topic());
-            ExpectedReply known = topic.get(reply.requestId());
-            topic.put(reply.requestId(), known == null
-                    ? new ExpectedReply(record.topic(), record.partition(), record.offset(), List.of(value), required)
-                    : known.with(value, required));
+            Digest digest = Digest.of(reply.value());
+            // Nearly every request ID is new: one look-up in a map of the whole log's, not two.
+            ExpectedReply known = topic.putIfAbsent(reply.requestId(),
+                    new ExpectedReply(record.partition(), record.offset(), digest, required));
+            if (known != null) {
+                known.add(digest, required);
+            }
         }
+    }
+
+    /** The sequence in an event ID, {@code topic-partition/sequence.index}, read in place. */
+    private static long sequenceOf(String eventId) {
+        return Long.parseLong(eventId, eventId.lastIndexOf('/') + 1, eventId.lastIndexOf('.'), 10);
     }
 
     /** The expected replies of one topic; almost every record's goes to the same one as the last. */
@@ -113,6 +129,19 @@ final class Expectations {
         return lastReplies;
     }
 
+    private static int capacity(int entries) {
+        return (int) Math.min(1L << 30, entries * 4L / 3 + 16);
+    }
+
+    String commandTopic() {
+        return commandTopic;
+    }
+
+    /** {@code topic-partition@offset} of a command record. */
+    String source(int partition, long offset) {
+        return commandTopic + "-" + partition + "@" + offset;
+    }
+
     Map<String, Map<String, ExpectedReply>> replies() {
         return replies;
     }
@@ -121,8 +150,8 @@ final class Expectations {
         return Optional.ofNullable(replies.getOrDefault(topic, Map.of()).get(requestId));
     }
 
-    Map<String, ExpectedEvent> events() {
+    /** The events of each command partition that made any. */
+    Map<Integer, ExpectedEvents> events() {
         return events;
     }
-
 }

@@ -79,6 +79,7 @@ final class PartitionReplay {
             replay.machine = new PartitionMachine(first.settings());
             replay.state = PartitionState.empty(new PartitionPosition(0, PartitionPosition.START.clock(),
                     first.tokenBase(), Optional.empty()));
+            replay.state.forReplay();
             replay.nextEpoch = 1;
             return replay;
         }
@@ -110,6 +111,7 @@ final class PartitionReplay {
         }
         machine = new PartitionMachine(epochs.get(following - 1).settings());
         state = recorded.get().state();
+        state.forReplay();
         nextEpoch = following;
         nextCheckpoint = checkpoints.indexOf(checkpoint) + 1;
         startedFrom = Optional.of(checkpoint);
@@ -137,8 +139,6 @@ final class PartitionReplay {
             machine = new PartitionMachine(epoch.settings());
         }
         Step step = machine.step(record, state);
-        // Nothing is redelivered in a replay: events are never published again from memory.
-        state.forgetEventsBelow(record.offset() + 1);
         if (++replayed % COMPACT_EVERY == 0) {
             state.compact(machine.settings());
         }

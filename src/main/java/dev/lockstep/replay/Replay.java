@@ -3,6 +3,7 @@ package dev.lockstep.replay;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RecordedEpoch;
+import dev.lockstep.engine.Step;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.kafka.LogReader;
 import dev.lockstep.protocol.TopicNames;
@@ -18,9 +19,12 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
@@ -79,28 +83,22 @@ public final class Replay {
                 }
             }
             long total = ranges.values().stream().mapToLong(b -> b.end() - b.start()).sum();
-            Expectations expected = new Expectations(window, total);
+            Expectations expected = new Expectations(window, topics.commands(), total);
             long[] read = {0};
             for (Map.Entry<Integer, LogReader.Bounds> range : ranges.entrySet()) {
                 int p = range.getKey();
                 TopicPartition tp = new TopicPartition(topics.commands(), p);
                 LogReader.Bounds bounds = range.getValue();
-                List<RecordedEpoch> epochs = recorded.epochs().getOrDefault(p, List.of()).stream()
-                        .filter(e -> e.topicId().equals(topicId)).toList();
-                PartitionReplay replay = PartitionReplay.start(epochs, bounds.start(), recorded.checkpoints()
-                        .getOrDefault(p, List.of()).stream().filter(c -> c.topicId().equals(topicId)).toList(),
-                        checkpoints::read);
                 long applied = Optional.ofNullable(recorded.progress().get(p))
                         .filter(r -> r.topicId().equals(Optional.of(topicId)))
                         .map(RecordedState.Progress::nextOffset).orElse(0L);
-                long from = Math.max(bounds.start(), Math.min(replay.readFrom(), bounds.end()));
-                read[0] += from - bounds.start();
-                reader.read(tp, new LogReader.Bounds(from, bounds.end()), r -> {
-                    replay.apply(Inbound.of(r), (record, step) -> expected.add(record, step, record.offset() < applied));
-                    if (++read[0] % 50_000 == 0) {
-                        progress.update(read[0], total);
-                    }
-                });
+                PartitionReplay replay = replayPartition(reader, checkpoints, recorded, topicId, tp, bounds,
+                        (record, step) -> expected.add(record, step, record.offset() < applied), count -> {
+                            read[0] += count;
+                            if (read[0] % 50_000 == 0) {
+                                progress.update(read[0], total);
+                            }
+                        });
                 records += replay.replayed();
                 checkpointsCompared += replay.checkpointsCompared();
                 divergences.addAll(replay.divergences());
@@ -122,22 +120,58 @@ public final class Replay {
             // Request IDs are per partition and replies do not say which: only a replay of every
             // partition from its first record knows every request ID a reply may carry.
             boolean complete = only.isEmpty() && unverifiable.isEmpty() && startedFrom.isEmpty() && window.isAll();
-            PublicationCheck check = new PublicationCheck(expected);
+            PublicationCheck check = new PublicationCheck(expected, complete, replayed);
             Set<String> replyTopics = new TreeSet<>(expected.replies().keySet());
             replyTopics.add(topics.replies());
             Set<String> existing = existingTopics();
             for (String topic : replyTopics) {
                 if (existing.contains(topic)) {
-                    check.replies(topic, published(reader, topic, Set.of()), complete);
+                    reader.readAll(topic, Set.of(), r -> check.reply(topic, published(r)));
+                    check.endOfReplies(topic);
                 } else {
                     unverifiable.add("reply topic " + topic + " does not exist: its replies were not compared");
                 }
             }
-            check.events(published(reader, topics.events(), replayed.keySet()), replayed);
-            divergences.addAll(check.divergences());
+            reader.readAll(topics.events(), replayed.keySet(), r -> check.event(published(r)));
+            check.endOfEvents();
+            divergences.addAll(recoverTexts(reader, checkpoints, recorded, topicId, ranges, check.findings()));
             return new ReplayReport(records, check.repliesCompared(), check.eventsCompared(), partitionsCompared,
                     checkpointsCompared, startedFrom, divergences, unverifiable);
         }
+    }
+
+    /**
+     * The first run kept digests: the texts the findings name as expected come from running the
+     * same records (the same bounds) through the engine again, which only a divergence costs.
+     */
+    private List<Divergence> recoverTexts(LogReader reader, CheckpointReader checkpoints, RecordedState recorded,
+            String topicId, Map<Integer, LogReader.Bounds> ranges, List<ExpectedTexts.Finding> findings) {
+        ExpectedTexts texts = new ExpectedTexts();
+        findings.forEach(f -> f.wanted().ifPresent(texts::want));
+        if (!texts.isEmpty()) {
+            ranges.forEach((p, bounds) -> replayPartition(reader, checkpoints, recorded, topicId,
+                    new TopicPartition(topics.commands(), p), bounds, texts::add, count -> { }));
+        }
+        return texts.resolve(findings);
+    }
+
+    /** One partition's records within {@code bounds} through the engine, from where it can start. */
+    private static PartitionReplay replayPartition(LogReader reader, CheckpointReader checkpoints,
+            RecordedState recorded, String topicId, TopicPartition tp, LogReader.Bounds bounds,
+            BiConsumer<Inbound, Step> sink, LongConsumer read) {
+        int p = tp.partition();
+        List<RecordedEpoch> epochs = recorded.epochs().getOrDefault(p, List.of()).stream()
+                .filter(e -> e.topicId().equals(topicId)).toList();
+        PartitionReplay replay = PartitionReplay.start(epochs, bounds.start(), recorded.checkpoints()
+                .getOrDefault(p, List.of()).stream().filter(c -> c.topicId().equals(topicId)).toList(),
+                checkpoints::read);
+        long from = Math.max(bounds.start(), Math.min(replay.readFrom(), bounds.end()));
+        read.accept(from - bounds.start());
+        reader.read(tp, new LogReader.Bounds(from, bounds.end()), r -> {
+            replay.apply(Inbound.of(r), sink);
+            read.accept(1);
+        });
+        return replay;
     }
 
     /** Compares the database's rows when it is exactly where the log ends; says why not otherwise. */
@@ -158,11 +192,9 @@ public final class Replay {
         return true;
     }
 
-    private static List<Published> published(LogReader reader, String topic, Set<Integer> partitions) {
-        List<Published> published = new ArrayList<>();
-        reader.readAll(topic, partitions, r -> published.add(new Published(r.partition(), r.offset(),
-                r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8), r.value())));
-        return published;
+    private static Published published(ConsumerRecord<byte[], byte[]> r) {
+        return new Published(r.partition(), r.offset(), r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8),
+                r.value());
     }
 
     private TopicDescription describe() {

@@ -28,17 +28,22 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  */
 public final class ReplayThroughput {
 
-    /** Records per second, best of the measured rounds. */
-    public record Result(int records, double replayPerSecond, double baselinePerSecond) {
+    /**
+     * Records per second over the measured rounds: the median (what a replay can count on) and the
+     * best (what it reaches when nothing else on the machine gets in its way).
+     */
+    public record Result(int records, double replayMedian, double replayBest, double baselineMedian) {
 
+        /** The replay's median against the baseline's median. */
         public double ratio() {
-            return replayPerSecond / baselinePerSecond;
+            return replayMedian / baselineMedian;
         }
     }
 
     private static final EngineSettings SETTINGS = new EngineSettings(Limits.defaults(), Duration.ofHours(24),
             new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1);
-    private static final int ROUNDS = 5;
+    private static final int WARM_UP = 2;
+    private static final int ROUNDS = 6;
 
     private ReplayThroughput() {
     }
@@ -49,29 +54,57 @@ public final class ReplayThroughput {
                 .map(GarbageCollectorMXBean::getName).toList()));
         List<Inbound> log = generate(records, 10_000, new Random(7));
         PartitionMachine echo = new PartitionMachine(SETTINGS);
-        double[] baseline = new double[ROUNDS + 1];
-        double[] replay = new double[ROUNDS + 1];
-        for (int round = 0; round <= ROUNDS; round++) {
-            baseline[round] = perSecond(records, () -> log.forEach(echo::echo));
-            replay[round] = perSecond(records, () -> {
-                Expectations expected = new Expectations(TimeWindow.ALL, records);
+        double[] baseline = new double[WARM_UP + ROUNDS];
+        double[] replay = new double[WARM_UP + ROUNDS];
+        for (int round = 0; round < WARM_UP + ROUNDS; round++) {
+            baseline[round] = timed(records, () -> log.forEach(echo::echo)).perSecond();
+            Timed replayed = timed(records, () -> {
+                Expectations expected = new Expectations(TimeWindow.ALL, "bench.commands", records);
                 PartitionReplay partition = PartitionReplay.start(List.of(new RecordedEpoch(0, "bench", 0, SETTINGS,
                         EpochOrigin.FIRST_START, "first start")), 0, List.of(), c -> Optional.empty());
                 log.forEach(r -> partition.apply(r, (record, step) -> expected.add(record, step, true)));
             });
-            out.printf("%s round %d: replay %,.0f records/s, baseline %,.0f records/s%n", round == 0 ? "warm-up" : "measured",
-                    round, replay[round], baseline[round]);
+            replay[round] = replayed.perSecond();
+            out.printf("%s round %d: replay %,.0f records/s (collector pauses %.0f %% of it), baseline %,.0f records/s%n",
+                    round < WARM_UP ? "warm-up" : "measured", round + 1, replay[round], replayed.pausedShare() * 100,
+                    baseline[round]);
             out.flush();
         }
-        // Round 0 warmed the JIT up and is not counted.
-        return new Result(records, Arrays.stream(replay, 1, ROUNDS + 1).max().orElseThrow(),
-                Arrays.stream(baseline, 1, ROUNDS + 1).max().orElseThrow());
+        // The warm-up rounds let the JIT compile and the heap grow; they are not counted.
+        double[] measured = Arrays.copyOfRange(replay, WARM_UP, WARM_UP + ROUNDS);
+        return new Result(records, median(measured), Arrays.stream(measured).max().orElseThrow(),
+                median(Arrays.copyOfRange(baseline, WARM_UP, WARM_UP + ROUNDS)));
     }
 
-    private static double perSecond(int records, Runnable work) {
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+
+    /** One round: records done, its length, and how much of it the collectors' pauses took. */
+    private record Timed(int records, long nanos, long collectorMillis) {
+
+        double perSecond() {
+            return records / (nanos / 1e9);
+        }
+
+        double pausedShare() {
+            return collectorMillis * 1e6 / nanos;
+        }
+    }
+
+    private static Timed timed(int records, Runnable work) {
+        long collected = collectorMillis();
         long start = System.nanoTime();
         work.run();
-        return records / ((System.nanoTime() - start) / 1e9);
+        return new Timed(records, System.nanoTime() - start, collectorMillis() - collected);
+    }
+
+    private static long collectorMillis() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().mapToLong(GarbageCollectorMXBean::getCollectionTime)
+                .filter(t -> t > 0).sum();
     }
 
     /** Acquire, renew, release and status over {@code resources}, a few milliseconds of log time apart. */

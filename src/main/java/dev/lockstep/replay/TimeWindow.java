@@ -21,7 +21,7 @@ public record TimeWindow(Optional<Instant> from, Optional<Instant> to) {
     }
 
     public boolean contains(Instant at) {
-        return from.map(f -> !at.isBefore(f)).orElse(true) && to.map(at::isBefore).orElse(true);
+        return (from.isEmpty() || !at.isBefore(from.get())) && (to.isEmpty() || at.isBefore(to.get()));
     }
 
     public boolean isAll() {

@@ -94,7 +94,7 @@ class PartitionReplayTest {
         assertThat(window.contains(T0)).isFalse();
         assertThat(window.contains(T0.plusSeconds(1))).isTrue();
         assertThat(window.contains(T0.plusSeconds(2))).isFalse();
-        Expectations expected = new Expectations(window, 3);
+        Expectations expected = new Expectations(window, "lock.commands", 3);
         PartitionReplay replay = start(List.of(epoch(0, 0, SETTINGS, EpochOrigin.FIRST_START)), 0);
         for (long offset = 0; offset < 3; offset++) {
             replay.apply(acquire(offset, "q" + offset, 30), (record, step) -> expected.add(record, step, true));
