@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.embedded.EmbeddedPostgres;
 import dev.lockstep.http.OpsServer;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
@@ -10,10 +11,7 @@ import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,8 +26,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "dev", mixinStandardHelpOptions = true,
-        description = "Start a real Kafka broker in this process, create the topics, and run the worker against "
-                + "PostgreSQL. Stays up until Ctrl-C.")
+        description = {"Start a real Kafka broker and, unless --db-url names one, a PostgreSQL server in this process's "
+                + "care, create the topics, and run the worker with the HTTP lock API. Stays up until Ctrl-C.",
+                "Broker and database keep their data in --data-dir, so a restart keeps locks, topics and history; "
+                        + "--fresh starts empty."})
 final class DevCommand implements Callable<Integer> {
 
     static final int DEFAULT_HTTP_PORT = 8080;
@@ -39,9 +39,18 @@ final class DevCommand implements Callable<Integer> {
     @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port on 127.0.0.1. Default: ${DEFAULT-VALUE}.")
     int kafkaPort;
 
+    @Option(names = "--db-port", defaultValue = "54320", description = "The embedded PostgreSQL's port on 127.0.0.1 "
+            + "(without --db-url). Default: ${DEFAULT-VALUE}.")
+    int dbPort;
+
     @Option(names = "--data-dir", paramLabel = "DIR",
-            description = "Where the broker keeps its data; kept across runs. Default: a new temporary directory.")
+            description = "Where the broker (kafka/) and the embedded database (postgres/) keep their data, across "
+                    + "runs. Default: ~/.lockstep/dev.")
     Path dataDir;
+
+    @Option(names = "--fresh", description = "Start with an empty broker and database: delete what --data-dir holds "
+            + "from earlier runs first.")
+    boolean fresh;
 
     @Mixin
     WorkerOptions options;
@@ -51,38 +60,83 @@ final class DevCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        // Busy ports and an unreachable database are said first, before a broker starts for nothing.
+        Optional<String> givenUrl = options.givenDatabaseUrl();
+        // Busy ports and an unusable database are said first, before a broker starts for nothing.
         OpsServer.requireFree("127.0.0.1", kafkaPort, "--kafka-port");
         options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1")
                 .ifPresent(http -> OpsServer.requireFree(http.host(), http.port(), "--http-port"));
-        PostgresLockStore.check(options.database());
-        Path dir = dataDir != null ? dataDir : temporaryDirectory();
-        try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, dir)) {
+        if (givenUrl.isEmpty()) {
+            if (EmbeddedPostgres.runningAsRoot()) {
+                throw new IllegalStateException("PostgreSQL refuses to run as root, so dev cannot start its embedded database: "
+                        + "pass --db-url to use a running PostgreSQL, or run lockstep dev as a normal user");
+            }
+            OpsServer.requireFree("127.0.0.1", dbPort, "--db-port");
+        } else {
+            PostgresLockStore.check(options.database());
+        }
+        DevData data = DevData.at(dataDir != null ? dataDir : DevData.defaultDir(), fresh);
+        PrintWriter out = spec.commandLine().getOut();
+        try (Database database = givenUrl.isPresent() ? new Given(options.database()) : embedded(data, out);
+                EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, data.kafka())) {
             KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
             List<TopicSpec> topics = TopicSpecs.builtIn().stream().map(t -> t.withReplicationFactor((short) 1)).toList();
-            PrintWriter out = spec.commandLine().getOut();
             try (Admin admin = Admin.create(settings.with(Map.of()))) {
                 new TopicApplier(admin).apply(topics).forEach(report -> out.println("topic " + report));
             }
-            out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + dir + ")");
+            out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + data.kafka() + ")");
             out.flush();
-            DatabaseSettings database = options.database();
-            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), database,
+            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), database.settings(),
                     options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"),
                     Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)), url -> {
-                        out.println("lockstep dev ready: kafka " + kafka.bootstrapServers() + ", database " + database
-                                + url.map(u -> ", http " + u).orElse(""));
+                        out.println("lockstep dev ready: kafka " + kafka.bootstrapServers() + ", database "
+                                + database.described() + url.map(u -> ", http " + u).orElse(""));
                         out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
                         out.flush();
                     });
         }
     }
 
-    private static Path temporaryDirectory() {
-        try {
-            return Files.createTempDirectory("lockstep-dev-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary directory for the broker", e);
+    /** dev's database: the one the user named, or the one it runs itself. */
+    private sealed interface Database extends AutoCloseable {
+
+        DatabaseSettings settings();
+
+        /** For the ready line: the URL without secrets, and whose it is. */
+        String described();
+
+        @Override
+        void close();
+    }
+
+    private record Given(DatabaseSettings settings) implements Database {
+
+        @Override
+        public String described() {
+            return DatabaseSettings.redact(settings.jdbcUrl());
         }
+
+        @Override
+        public void close() {
+            // the user's server: theirs to stop
+        }
+    }
+
+    private record Embedded(EmbeddedPostgres server, DatabaseSettings settings) implements Database {
+
+        @Override
+        public String described() {
+            return server.jdbcUrl() + " (embedded)";
+        }
+
+        @Override
+        public void close() {
+            server.close();
+        }
+    }
+
+    private Embedded embedded(DevData data, PrintWriter out) {
+        EmbeddedPostgres server = EmbeddedPostgres.start(data.postgres(), data.postgresBinaries(), dbPort);
+        out.println("PostgreSQL running at " + server.jdbcUrl() + " (data in " + server.dataDir() + ")");
+        return new Embedded(server, options.database(server.jdbcUrl()));
     }
 }

@@ -80,6 +80,16 @@ final class WorkerOptions {
         return db.settings(dbPoolSize);
     }
 
+    /** The URL given by flag, environment or properties file, if any. */
+    Optional<String> givenDatabaseUrl() {
+        return db.givenUrl();
+    }
+
+    /** The database at {@code url} (dev's own), with the user, password and pool options. */
+    DatabaseSettings database(String url) {
+        return db.settings(url, dbPoolSize);
+    }
+
     WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {
         return new WorkerSettings(kafka, topics, groupId, new TopicAllowList(replyAllowList),
                 new Limits(Duration.ofSeconds(maxTtlSeconds), maxValueBytes),

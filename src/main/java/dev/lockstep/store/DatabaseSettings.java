@@ -48,7 +48,8 @@ public record DatabaseSettings(String jdbcUrl, Optional<String> user, Optional<S
                 + ", password=" + (password.isPresent() ? "****" : "(from URL or none)") + ", poolSize=" + poolSize + "]";
     }
 
-    static String redact(String url) {
+    /** The URL with any password in it masked: for logs and messages. */
+    public static String redact(String url) {
         return url.replaceAll("(?i)(password=)[^&]*", "$1****");
     }
 }
