@@ -19,11 +19,13 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code lockstep exec}, as a real child process running real shell commands. */
+@Tag("host-tools") // needs util-linux's setpriv and setsid
 class ExecIT {
 
     @RegisterExtension

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
@@ -85,6 +86,7 @@ class AuditIT {
         assertThat(holds.at(lease.until().minusMillis(1))).map(Hold::fencingToken).contains(lease.fencingToken());
     }
 
+    @Tag("host-tools") // needs a headless chromium
     @Test
     void theHtmlTimelineShowsEveryHoldsOwnerAndTokenInARealBrowser() throws Exception {
         Path html = Files.createTempFile("lockstep-audit-", ".html");

@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the log's retention, the partitions with lost records grant nothing until every lease the lost
  * records may have granted has ended.
  */
+@Tag("host-tools") // needs PostgreSQL's pg_dump and psql
 class DatabaseRestoreIT {
 
     @RegisterExtension

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -154,6 +155,7 @@ class OperationsIT {
         }).mapToDouble(s -> s.path("value").asDouble()).sum();
     }
 
+    @Tag("host-tools") // needs the Prometheus project's parser (python3-prometheus-client)
     @Test
     void metricsCountAKnownWorkloadWithoutResourceLabels() throws Exception {
         List<JsonNode> before = scrape();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code partitioner=murmur2_random} every command is answered; with librdkafka's default
  * partitioner, commands land on other partitions than their keys' and are refused as invalid.
  */
+@Tag("host-tools") // needs Python's confluent-kafka (python3-confluent-kafka)
 class PythonClientIT {
 
     @RegisterExtension

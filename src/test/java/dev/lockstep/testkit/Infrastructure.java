@@ -1,12 +1,17 @@
 package dev.lockstep.testkit;
 
 import dev.lockstep.embedded.EmbeddedKafka;
+import dev.lockstep.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import org.awaitility.Awaitility;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
@@ -15,24 +20,35 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * The broker and the PostgreSQL server shared by every integration test of one JVM.
  *
  * <p>Where a Docker engine answers, Testcontainers starts Apache Kafka and PostgreSQL. Where none
- * does (our CI), a real KRaft broker starts in this JVM and the tests use the PostgreSQL at
- * {@code LOCKSTEP_TEST_DB_URL} (default {@code 127.0.0.1:5432}). {@code LOCKSTEP_TEST_INFRA}
- * set to {@code embedded} or {@code docker} forces one. Nothing is ever skipped: a missing
- * server fails the test with a message that says what to start.
+ * does (our CI), a real KRaft broker starts in this JVM, and the tests use the PostgreSQL at
+ * {@code LOCKSTEP_TEST_DB_URL} when it is set (CI, which runs as root, sets it), and otherwise an
+ * embedded PostgreSQL the build brought from Maven Central, started for this JVM.
+ * {@code LOCKSTEP_TEST_INFRA} set to {@code embedded} or {@code docker} forces one. Nothing is
+ * ever skipped: a missing server fails the test with a message that says what to start.
  */
 final class Infrastructure implements AutoCloseable {
 
-    static final String DEFAULT_DB_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres";
+    static final String DB_URL_ENV = "LOCKSTEP_TEST_DB_URL";
+
+    /** The database server: its superuser's URL, and how to restart it. */
+    private interface Database extends AutoCloseable {
+
+        String adminJdbcUrl();
+
+        void restart();
+
+        @Override
+        void close();
+    }
 
     private final String bootstrapServers;
-    private final String adminJdbcUrl;
-    private final AutoCloseable[] resources;
+    private final Database database;
+    private final AutoCloseable broker;
 
-    /** @param adminJdbcUrl carries its credentials, so that every URL derived from it does too */
-    private Infrastructure(String bootstrapServers, String adminJdbcUrl, AutoCloseable... resources) {
+    private Infrastructure(String bootstrapServers, Database database, AutoCloseable broker) {
         this.bootstrapServers = bootstrapServers;
-        this.adminJdbcUrl = adminJdbcUrl;
-        this.resources = resources;
+        this.database = database;
+        this.broker = broker;
     }
 
     static Infrastructure start() {
@@ -55,31 +71,106 @@ final class Infrastructure implements AutoCloseable {
     }
 
     private static Infrastructure withContainers() {
-        KafkaContainer kafka = new KafkaContainer("apache/kafka:4.1.0");
+        KafkaContainer kafka = new KafkaContainer("apache/kafka:4.4.0");
         PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:15");
         kafka.start();
         postgres.start();
         String url = postgres.getJdbcUrl() + (postgres.getJdbcUrl().contains("?") ? "&" : "?")
                 + "user=" + postgres.getUsername() + "&password=" + postgres.getPassword();
-        return new Infrastructure(kafka.getBootstrapServers(), url, kafka, postgres);
+        return new Infrastructure(kafka.getBootstrapServers(), new External(url, () -> {
+            postgres.getDockerClient().restartContainerCmd(postgres.getContainerId()).exec();
+            awaitConnection(url);
+        }, postgres::stop), kafka);
     }
 
     private static Infrastructure embedded() {
-        String url = System.getenv().getOrDefault("LOCKSTEP_TEST_DB_URL", DEFAULT_DB_URL);
-        try (Connection ignored = DriverManager.getConnection(url)) {
-            // reachable
-        } catch (SQLException e) {
-            throw new IllegalStateException("integration tests need PostgreSQL, and none answers at " + url + " ("
-                    + e.getMessage() + "). Start it (e.g. pg_ctlcluster --skip-systemctl-redirect 15 main start), "
-                    + "set LOCKSTEP_TEST_DB_URL to one that runs, or start a Docker engine for Testcontainers.", e);
-        }
+        Database database = Optional.ofNullable(System.getenv(DB_URL_ENV)).<Database>map(Infrastructure::external)
+                .orElseGet(Infrastructure::embeddedPostgres);
         EmbeddedKafka kafka;
         try {
             kafka = EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-it-kafka-"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Infrastructure(kafka.bootstrapServers(), url, kafka);
+        return new Infrastructure(kafka.bootstrapServers(), database, kafka);
+    }
+
+    /** The server at {@code LOCKSTEP_TEST_DB_URL}, restarted with pg_ctlcluster or {@code LOCKSTEP_TEST_PG_RESTART}. */
+    private static Database external(String url) {
+        try (Connection ignored = DriverManager.getConnection(url)) {
+            // reachable
+        } catch (SQLException e) {
+            throw new IllegalStateException("integration tests need PostgreSQL, and none answers at " + DB_URL_ENV + "="
+                    + url + " (" + e.getMessage() + "). Start it (e.g. pg_ctlcluster --skip-systemctl-redirect 15 main "
+                    + "start), set " + DB_URL_ENV + " to one that runs, or unset it to use an embedded PostgreSQL.", e);
+        }
+        return new External(url, () -> {
+            LocalPostgres.restart();
+            awaitConnection(url);
+        }, () -> { });
+    }
+
+    private static Database embeddedPostgres() {
+        if (EmbeddedPostgres.runningAsRoot()) {
+            throw new IllegalStateException("integration tests need PostgreSQL: PostgreSQL refuses to run as root, so "
+                    + "the embedded one cannot start. Set " + DB_URL_ENV + " to a running server (.ci/run does), or run "
+                    + "the tests as a normal user.");
+        }
+        Path root;
+        try {
+            root = Files.createDirectories(Path.of("target", "embedded-postgres")).toAbsolutePath();
+            Path data = Files.createTempDirectory(root, "data-").resolve("postgres");
+            return new Embedded(EmbeddedPostgres.start(data, root.resolve("binaries"), 0));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare target/embedded-postgres for the tests' PostgreSQL", e);
+        }
+    }
+
+    private record External(String adminJdbcUrl, Runnable restarter, Runnable stopper) implements Database {
+
+        @Override
+        public void restart() {
+            restarter.run();
+        }
+
+        @Override
+        public void close() {
+            stopper.run();
+        }
+    }
+
+    /** The embedded server, which a restart replaces with one on the same data directory and port. */
+    private static final class Embedded implements Database {
+
+        private EmbeddedPostgres server;
+
+        Embedded(EmbeddedPostgres server) {
+            this.server = server;
+        }
+
+        @Override
+        public synchronized String adminJdbcUrl() {
+            return server.jdbcUrl();
+        }
+
+        @Override
+        public synchronized void restart() {
+            server = server.restart();
+        }
+
+        @Override
+        public synchronized void close() {
+            server.close();
+        }
+    }
+
+    private static void awaitConnection(String url) {
+        Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> {
+                    try (Connection c = DriverManager.getConnection(url)) {
+                        return c.isValid(5);
+                    }
+                });
     }
 
     String bootstrapServers() {
@@ -87,18 +178,22 @@ final class Infrastructure implements AutoCloseable {
     }
 
     Connection adminConnection() throws SQLException {
-        return DriverManager.getConnection(adminJdbcUrl);
+        return DriverManager.getConnection(database.adminJdbcUrl());
     }
 
-    /** The JDBC URL of another database on the same server. */
-    String urlOf(String database) {
-        return adminJdbcUrl.replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + database);
+    /** The JDBC URL of another database on the same server; carries the admin URL's credentials. */
+    String urlOf(String name) {
+        return database.adminJdbcUrl().replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name);
+    }
+
+    /** Restarts the database server; returns once it accepts connections again. */
+    void restartDatabase() {
+        database.restart();
     }
 
     @Override
     public void close() throws Exception {
-        for (AutoCloseable resource : resources) {
-            resource.close();
-        }
+        broker.close();
+        database.close();
     }
 }

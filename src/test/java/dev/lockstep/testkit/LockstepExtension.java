@@ -115,6 +115,11 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         return DatabaseSettings.of(infra.urlOf(database));
     }
 
+    /** Restarts the database server the suite uses (every class's database is on it); returns once it answers. */
+    public void restartDatabase() {
+        infra.restartDatabase();
+    }
+
     /** The name of this class's database on the server. */
     public String databaseName() {
         return database;
