@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.audit.Audit;
 import dev.lockstep.audit.AuditFormat;
 import dev.lockstep.audit.Holds;
+import dev.lockstep.kafka.KafkaReach;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -66,6 +67,8 @@ final class AuditCommand implements Callable<Integer> {
         if (window != null && window.at != null && (window.from != null || window.to != null)) {
             throw new ParameterException(spec.commandLine(), "give either --at or --from/--to");
         }
+        Logging.quietKafka();
+        KafkaReach.require(kafka.settings());
         Audit audit = new Audit(kafka.settings(), kafka.topics().events());
         List<Holds> found = resource != null ? List.of(audit.resource(resource)) : audit.prefix(prefix);
         String written = format.write(found.stream().map(this::windowed).toList());

@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -90,12 +89,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException, InterruptedException, SQLException {
-        ClientOptions.quietKafkaLogs();
+        Logging.quietKafka();
         // The results go to standard output; the worker's own INFO lines would come between the rows.
-        if (System.getenv("LOCKSTEP_LOG_LEVEL") == null
-                && LoggerFactory.getLogger("dev.lockstep") instanceof ch.qos.logback.classic.Logger logger) {
-            logger.setLevel(ch.qos.logback.classic.Level.WARN);
-        }
+        Logging.quiet("dev.lockstep", ch.qos.logback.classic.Level.WARN);
         PrintWriter printer = spec.commandLine().getOut();
         if (replay) {
             ReplayThroughput.Result result = ReplayThroughput.measure(500_000, printer);

@@ -6,7 +6,6 @@ import dev.lockstep.client.LockTimeoutException;
 import dev.lockstep.core.Command;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -33,7 +32,7 @@ final class ClientOptions {
 
     /** Sends one command through the client library, prints the reply JSON, and maps its outcome to the exit code. */
     int call(Command command) {
-        quietKafkaLogs();
+        Logging.quietKafka();
         try (LockClient client = LockClient.start(settings())) {
             ReplyMessage reply = client.blocking().send(command);
             spec.commandLine().getOut().println(reply.json());
@@ -42,13 +41,6 @@ final class ClientOptions {
         } catch (LockTimeoutException e) {
             spec.commandLine().getErr().println("lockstep: " + e.getMessage() + " (is a worker running?)");
             return ExitCodes.TIMEOUT;
-        }
-    }
-
-    /** A one-shot command reports an unreachable broker in one line, not in a page of client retries. */
-    static void quietKafkaLogs() {
-        if (LoggerFactory.getLogger("org.apache.kafka") instanceof ch.qos.logback.classic.Logger logger) {
-            logger.setLevel(ch.qos.logback.classic.Level.OFF);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.kafka.KafkaReach;
 import dev.lockstep.kafka.LogReader;
 import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.ReplyEncoder;
@@ -72,7 +73,8 @@ final class DlqCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException, ExecutionException {
-        ClientOptions.quietKafkaLogs();
+        Logging.quietKafka();
+        KafkaReach.require(kafka.settings());
         PrintWriter out = spec.commandLine().getOut();
         String topic = kafka.topics().deadLetters();
         try (LogReader reader = new LogReader(kafka.settings())) {

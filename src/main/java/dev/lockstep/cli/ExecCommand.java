@@ -57,7 +57,7 @@ final class ExecCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        ClientOptions.quietKafkaLogs();
+        Logging.quietKafka();
         PrintWriter err = spec.commandLine().getErr();
         try (LockClient locks = LockClient.start(client.settings())) {
             Optional<HeldLease> acquired = locks.blocking()

@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.http.LockGateway;
 import dev.lockstep.http.OpsServer;
+import dev.lockstep.kafka.KafkaReach;
 import dev.lockstep.metrics.ProcessMetrics;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -34,8 +35,9 @@ final class GatewayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        ClientOptions.quietKafkaLogs();
+        Logging.quietKafka();
         OpsServer.requireFree(httpHost, httpPort, "--http-port");
+        KafkaReach.require(client.settings().kafka());
         CountDownLatch stop = new CountDownLatch(1);
         try (ProcessMetrics metrics = new ProcessMetrics();
                 LockClient locks = LockClient.start(client.settings());

@@ -7,6 +7,8 @@ import java.util.Map;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
@@ -18,6 +20,10 @@ import picocli.CommandLine.Command;
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT,
+            description = "Log at DEBUG (unless LOCKSTEP_LOG_LEVEL says otherwise) and print errors with their stack traces.")
+    boolean verbose;
 
     private LockstepCli() {
     }
@@ -47,9 +53,28 @@ public final class LockstepCli {
         });
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             commandLine.getErr().println("lockstep: " + describe(e));
+            if (Logging.verbose()) {
+                e.printStackTrace(commandLine.getErr());
+            }
+            commandLine.getErr().flush();
             return e instanceof WorkerStartException refusal ? ExitCodes.of(refusal.kind()) : ExitCodes.ERROR;
         });
+        // The log levels hold for every command alike: set once the command line is read, before it runs.
+        cli.setExecutionStrategy(parseResult -> {
+            try {
+                Logging.configure(env, verbose(parseResult));
+            } catch (IllegalArgumentException e) {
+                parseResult.commandSpec().commandLine().getErr().println("lockstep: " + e.getMessage());
+                return ExitCodes.USAGE;
+            }
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         return cli;
+    }
+
+    /** Whether --verbose was given, to the command or to any subcommand it names. */
+    private static boolean verbose(CommandLine.ParseResult parsed) {
+        return parsed.hasMatchedOption("--verbose") || parsed.subcommands().stream().anyMatch(LockstepCli::verbose);
     }
 
     /** One line: the message of the exception and of its causes, without a stack trace. */

@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.kafka.KafkaReach;
 import dev.lockstep.replay.Replay;
 import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.replay.TimeWindow;
@@ -60,7 +61,9 @@ final class ReplayCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         boolean terminal = System.console() != null;
         ReplayReport report;
+        Logging.quietKafka();
         try {
+            KafkaReach.require(kafka.settings());
             report = new Replay(kafka.settings(), db.settings(1), kafka.topics()).run(Optional.ofNullable(partition),
                     new TimeWindow(Optional.ofNullable(from), Optional.ofNullable(to)), (read, total) -> {
                         if (terminal) {

@@ -43,7 +43,7 @@ final class TopicsCommand {
 
         @Override
         public Integer call() {
-            ClientOptions.quietKafkaLogs();
+            Logging.quietKafka();
             List<TopicSpec> specs;
             try {
                 specs = TopicSpecs.named(dir == null ? TopicSpecs.builtIn() : TopicSpecs.fromDirectory(dir),

@@ -4,6 +4,7 @@ import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.http.LockGateway;
 import dev.lockstep.http.OpsServer;
+import dev.lockstep.kafka.KafkaReach;
 import dev.lockstep.metrics.ProcessMetrics;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
@@ -41,6 +42,8 @@ final class WorkerRunner {
      */
     static int run(WorkerSettings settings, DatabaseSettings database, Optional<HttpEndpoint> http,
             Optional<LockClientSettings> gateway, Ready ready) {
+        // An unreachable cluster is one line after 15 s, not clients retrying and warning for minutes.
+        KafkaReach.require(settings.kafka());
         LOG.info("database: {}", database);
         try (ProcessMetrics metrics = new ProcessMetrics();
                 LockStore store = PostgresLockStore.open(database, metrics.registry());

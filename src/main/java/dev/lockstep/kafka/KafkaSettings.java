@@ -42,7 +42,7 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(reader);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read Kafka client properties from " + file, e);
+            throw new UncheckedIOException("cannot read Kafka client properties from " + file + " (check --kafka-config)", e);
         }
         Map<String, String> map = new HashMap<>();
         props.stringPropertyNames().forEach(k -> map.put(k, props.getProperty(k)));

@@ -91,6 +91,7 @@ class CliIT {
         assertThat(json.json().path("outcome").asText()).isEqualTo("reproduced");
         assertThat(json.json().path("events_compared").asInt()).isGreaterThanOrEqualTo(2);
         Path impatient = Files.createTempFile("impatient", ".properties");
+        impatient.toFile().deleteOnExit();
         Files.writeString(impatient, "default.api.timeout.ms=2000\nrequest.timeout.ms=1000\n");
         Run nowhere = runExactly("replay", "--bootstrap-servers", "127.0.0.1:1", "--db-url", env.database().jdbcUrl(),
                 "--kafka-config", impatient.toString());

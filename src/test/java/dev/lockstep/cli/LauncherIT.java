@@ -27,8 +27,9 @@ class LauncherIT {
         assertThat(LAUNCHER).as("the build writes the launcher at package time (mvn package)").isExecutable();
         List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
         command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .directory(Files.createTempDirectory("launcher").toFile());
+        Path elsewhere = Files.createTempDirectory("launcher");
+        elsewhere.toFile().deleteOnExit();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).directory(elsewhere.toFile());
         builder.environment().put("LOCKSTEP_JAVA_OPTS", "-Xlog:gc");
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Process process = builder.start();

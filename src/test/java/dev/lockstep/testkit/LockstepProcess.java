@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** Runs the real {@code lockstep} CLI in a child JVM, as a user would from a shell. */
 public final class LockstepProcess {
@@ -30,15 +31,20 @@ public final class LockstepProcess {
 
     /** Starts {@code lockstep ARGS...}; its stderr goes to {@code stderr} (append), its stdout stays readable. */
     public static Process start(File stderr, String... args) {
+        return start(stderr, Map.of(), args);
+    }
+
+    /** As {@link #start(File, String...)}, with {@code env} added to this process's environment. */
+    public static Process start(File stderr, Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
                 LockstepCli.class.getName()));
         command.addAll(List.of(args));
         try {
-            return new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr))
-                    .start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(stderr));
+            builder.environment().putAll(env);
+            return builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start a child JVM", e);
         }
