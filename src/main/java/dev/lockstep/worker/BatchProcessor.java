@@ -41,6 +41,7 @@ final class BatchProcessor implements RecordProcessor {
     private final ToLongFunction<PartitionId> acknowledged;
     private final CheckpointPolicy checkpoints;
     private final WorkerMetrics metrics;
+    private final StageTimings timings;
 
     /**
      * @param topicId the command topic's ID as the worker last saw it; empty when it is not checked
@@ -48,7 +49,9 @@ final class BatchProcessor implements RecordProcessor {
      * @param checkpoints when a batch also records its partition's checkpoint
      */
     BatchProcessor(LockStore store, PartitionMachine machine, Supplier<Optional<String>> topicId,
-            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints, WorkerMetrics metrics) {
+            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints, WorkerMetrics metrics,
+            StageTimings timings) {
+        this.timings = timings;
         this.store = store;
         this.machine = machine;
         this.topicId = topicId;
@@ -61,7 +64,9 @@ final class BatchProcessor implements RecordProcessor {
     public List<Outbound> process(PartitionId partition, List<Inbound> records) {
         long start = System.nanoTime();
         List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, tx));
-        metrics.batch(records.size(), Duration.ofNanos(System.nanoTime() - start));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        metrics.batch(records.size(), took);
+        timings.transaction(took);
         return out;
     }
 
@@ -70,7 +75,9 @@ final class BatchProcessor implements RecordProcessor {
                 "partition " + partition + " was never started: a worker positions it when it is assigned"));
         check(partition, stored);
         PartitionPosition loaded = stored.position();
+        long decoding = System.nanoTime();
         PartitionMachine.Batch batch = machine.prepare(records);
+        timings.decoded(Duration.ofNanos(System.nanoTime() - decoding));
         long first = records.get(0).offset();
         Instant endingBy = batch.latestTimeFrom(loaded.nextOffset()).orElse(loaded.clock());
         PartitionState state = new PartitionState(loaded,

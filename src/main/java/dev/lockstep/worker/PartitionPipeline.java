@@ -1,8 +1,10 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.StoreException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -59,10 +61,12 @@ final class PartitionPipeline implements AutoCloseable {
     private final Map<TopicPartition, Batch> applying = new HashMap<>();
     private final Map<TopicPartition, Deque<Batch>> acknowledging = new HashMap<>();
     private final Map<TopicPartition, Integer> epochs = new HashMap<>();
+    private final StageTimings timings;
 
-    PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads) {
+    PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads, StageTimings timings) {
         this.processor = processor;
         this.publisher = publisher;
+        this.timings = timings;
         AtomicInteger count = new AtomicInteger();
         this.executor = Executors.newFixedThreadPool(threads, r -> {
             Thread thread = new Thread(r, "lockstep-apply-" + count.incrementAndGet());
@@ -80,14 +84,23 @@ final class PartitionPipeline implements AutoCloseable {
         return applying.containsKey(tp);
     }
 
-    /** Starts applying one partition's batch; the caller pauses the partition until it is APPLIED or FAILED. */
-    void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch) {
+    /**
+     * Starts applying one partition's batch; the caller pauses the partition until it is APPLIED or FAILED.
+     *
+     * @param polledAt {@link System#nanoTime()} when the poll that brought the batch returned
+     */
+    void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch, long polledAt) {
         if (applying.containsKey(tp)) {
             throw new IllegalStateException("a batch of " + tp + " is still running; the partition should be paused");
         }
         List<Inbound> records = batch.stream().map(Inbound::of).toList();
-        CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> publisher.send(
-                processor.process(new PartitionId(tp.topic(), tp.partition()), records)), executor);
+        CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> {
+            timings.waited(Duration.ofNanos(System.nanoTime() - polledAt));
+            List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()), records);
+            long sent = System.nanoTime();
+            return publisher.send(out).whenComplete((ok, error) -> timings.acknowledged(
+                    Duration.ofNanos(System.nanoTime() - sent)));
+        }, executor);
         applying.put(tp, new Batch(future, batch.get(0).offset(), batch.get(batch.size() - 1).offset() + 1,
                 epochs.getOrDefault(tp, 0)));
     }

@@ -66,10 +66,12 @@ public final class Worker implements AutoCloseable {
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final WorkerMetrics metrics;
+    private final StageTimings timings;
     private final WorkerHealth health;
     private final Instruments instruments;
     private final Backoff backoff = new Backoff();
     private final OffsetCommits commits;
+    private final Backlog backlog = new Backlog();
     /** Below these offsets every reply was acknowledged; saved with the next batch of the partition. */
     private final Map<PartitionId, Long> acknowledged = new ConcurrentHashMap<>();
     private RecordProcessor processor;
@@ -79,8 +81,10 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode, MeterRegistry registry,
-            KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer, Admin admin) {
+            StageTimings timings, KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer,
+            Admin admin) {
         this.settings = settings;
+        this.timings = timings;
         this.store = store;
         this.clock = clock;
         this.mode = mode;
@@ -116,7 +120,13 @@ public final class Worker implements AutoCloseable {
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
             MeterRegistry registry) {
-        return new Worker(settings, store, clock, mode, registry, WorkerClients.consumer(settings),
+        return connect(settings, store, clock, mode, registry, StageTimings.NONE);
+    }
+
+    /** As the other {@code connect}s, telling {@code timings} where each batch's time goes (a benchmark's trace). */
+    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
+            MeterRegistry registry, StageTimings timings) {
+        return new Worker(settings, store, clock, mode, registry, timings, WorkerClients.consumer(settings),
                 WorkerClients.producer(settings), WorkerClients.admin(settings));
     }
 
@@ -137,7 +147,7 @@ public final class Worker implements AutoCloseable {
                 settings.acceptSettingsChange()), check, identity, clock, health);
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
-                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics);
+                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics, timings);
         processor = switch (mode) {
             case BATCH -> batches;
             // The seed's design: each command its own transaction, answered right after it.
@@ -163,12 +173,13 @@ public final class Worker implements AutoCloseable {
                 + "apply threads {}", settings.kafka(), settings.topics(), settings.groupId(),
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
-        try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads())) {
+        try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), timings)) {
             pipeline = batches;
             consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }
+            backlog.clear();
             settle(pipeline.awaitAll());
             commits.commitAll();
         } catch (KafkaException e) {
@@ -186,6 +197,7 @@ public final class Worker implements AutoCloseable {
     private void pollOnce() {
         if (assignments.identityChanged()) {
             Set<TopicPartition> all = consumer.assignment();
+            backlog.drop(all);
             settle(pipeline.await(all));
             assignments.assigned(all);
         }
@@ -198,17 +210,28 @@ public final class Worker implements AutoCloseable {
         } catch (InvalidOffsetException e) {
             LOG.warn("partitions {} are at offsets the log no longer has ({}); positioning them from the database",
                     e.partitions(), e.getMessage());
+            backlog.drop(e.partitions());
             settle(pipeline.await(e.partitions()));
             assignments.assigned(e.partitions());
             return;
         }
+        long polledAt = System.nanoTime();
+        if (timings != StageTimings.NONE) {
+            long now = clock.millis();
+            records.forEach(r -> timings.fetched(Duration.ofMillis(Math.max(0, now - r.timestamp()))));
+        }
         for (TopicPartition tp : records.partitions()) {
-            if (assignments.applicable(tp)) {
-                pipeline.submit(tp, records.records(tp));
+            if (!assignments.applicable(tp)) {
+                continue;
+            }
+            if (!pipeline.isApplying(tp)) {
+                pipeline.submit(tp, records.records(tp), polledAt);
+            } else if (backlog.add(tp, records.records(tp))) {
                 consumer.pause(List.of(tp));
             }
         }
         settle(pipeline.harvest());
+        commits.flushIfDue();
     }
 
     /** Commits what was acknowledged, rewinds what failed, and resumes the partitions that are free. */
@@ -219,14 +242,28 @@ public final class Worker implements AutoCloseable {
         Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
         Set<TopicPartition> free = new HashSet<>();
         boolean failed = false;
+        // Failures first: a partition going back to an earlier offset has no backlog to go on with,
+        // even when a batch of it applied in the same round (that batch is then stale; its backlog,
+        // started now, would release offsets whose replies were never acknowledged).
+        for (PartitionPipeline.Settled batch : settled) {
+            if (batch.stage() == PartitionPipeline.Stage.FAILED) {
+                backlog.drop(List.of(batch.partition()));
+                consumer.seek(batch.partition(), batch.firstOffset());
+                free.add(batch.partition());
+                failed = true;
+            }
+        }
         for (PartitionPipeline.Settled batch : settled) {
             switch (batch.stage()) {
-                case APPLIED -> free.add(batch.partition());
+                case APPLIED -> {
+                    // What arrived meanwhile is the next batch, now: no fetch to wait for.
+                    backlog.take(batch.partition()).filter(next -> assignments.applicable(batch.partition()))
+                            .ifPresent(next -> pipeline.submit(batch.partition(), next, System.nanoTime()));
+                    free.add(batch.partition());
+                }
                 case ACKNOWLEDGED -> done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
                 case FAILED -> {
-                    consumer.seek(batch.partition(), batch.firstOffset());
-                    free.add(batch.partition());
-                    failed = true;
+                    // settled above
                 }
             }
         }
@@ -274,6 +311,7 @@ public final class Worker implements AutoCloseable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             LOG.info("partitions assigned: {}", partitions);
+            backlog.drop(partitions);
             assignments.assigned(partitions);
             // A placeholder position, so the consumer looks up no committed offset: the partition
             // stays paused until it is sought to where the database says.
@@ -282,6 +320,7 @@ public final class Worker implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            backlog.drop(partitions);
             // Finish what runs for these partitions, then hand over their offsets.
             pipeline.await(partitions).stream()
                     .filter(batch -> batch.stage() == PartitionPipeline.Stage.ACKNOWLEDGED)
@@ -293,6 +332,7 @@ public final class Worker implements AutoCloseable {
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            backlog.drop(partitions);
             pipeline.await(partitions);
             commits.forget(partitions);
             assignments.revoked(partitions);

@@ -35,7 +35,8 @@ final class WorkerClients {
 
     static KafkaProducer<byte[], byte[]> producer(WorkerSettings settings) {
         return new KafkaProducer<>(settings.kafka().with(Map.of(
-                ProducerConfig.LINGER_MS_CONFIG, 1,
+                // A batch's replies are sent together anyway; lingering only delays the first.
+                ProducerConfig.LINGER_MS_CONFIG, 0,
                 // Surface an unreachable broker within 30 s so the batch is rewound and retried.
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000,

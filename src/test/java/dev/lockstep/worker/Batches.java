@@ -37,7 +37,7 @@ final class Batches {
 
     static BatchProcessor processor(LockStore store, EngineSettings settings) {
         return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L, CheckpointPolicy.OFF,
-                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
+                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), StageTimings.NONE);
     }
 
     /** Records the partition's first epoch, as a worker does when it is assigned the partition. */
