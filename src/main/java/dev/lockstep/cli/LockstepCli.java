@@ -3,7 +3,10 @@ package dev.lockstep.cli;
 import dev.lockstep.worker.WorkerStartException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,13 +16,15 @@ import picocli.CommandLine.ScopeType;
 /** The {@code lockstep} command line: the main class of {@code lockstep.jar}. */
 @Command(name = "lockstep", mixinStandardHelpOptions = true, versionProvider = BuildVersion.class,
         description = "Distributed locks arbitrated by a Kafka-driven worker over PostgreSQL.",
-        subcommands = {WorkerCommand.class, DevCommand.class, TopicsCommand.class, LockCommands.Acquire.class,
-                LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class, ExecCommand.class,
-                ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
-                LocksCommand.class, DlqCommand.class, AutoComplete.GenerateCompletion.class},
         footer = {"", "Every option can also come from the environment (--db-url -> LOCKSTEP_DB_URL) or from the",
                 "properties file named by LOCKSTEP_CONFIG (key db-url). A flag wins over both."})
 public final class LockstepCli {
+
+    /** Every subcommand, in the order help lists them. */
+    static final List<Class<?>> SUBCOMMANDS = List.of(WorkerCommand.class, DevCommand.class, TopicsCommand.class,
+            LockCommands.Acquire.class, LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class,
+            ExecCommand.class, ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
+            LocksCommand.class, DlqCommand.class, AutoComplete.GenerateCompletion.class);
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT,
             description = "Log at DEBUG (unless LOCKSTEP_LOG_LEVEL says otherwise) and print errors with their stack traces.")
@@ -31,7 +36,7 @@ public final class LockstepCli {
     public static void main(String[] args) {
         CommandLine cli;
         try {
-            cli = commandLine(System.getenv());
+            cli = commandLineFor(args, System.getenv());
         } catch (UncheckedIOException e) {
             System.err.println("lockstep: " + e.getMessage() + ": " + e.getCause().getMessage());
             System.exit(ExitCodes.USAGE);
@@ -42,7 +47,27 @@ public final class LockstepCli {
 
     /** The command line as {@link #main} runs it, with {@code env} for its defaults: for tests that run the CLI in-process. */
     public static CommandLine commandLine(Map<String, String> env) {
+        return commandLine(SUBCOMMANDS, env);
+    }
+
+    /**
+     * The command line for {@code args}: with only the subcommand they name, when they name one.
+     * Building every subcommand's model by reflection took a quarter of a second of each one-shot
+     * command; help, completion and mistakes get them all.
+     */
+    static CommandLine commandLineFor(String[] args, Map<String, String> env) {
+        Optional<String> named = Arrays.stream(args).filter(arg -> !arg.startsWith("-")).findFirst();
+        List<Class<?>> only = SUBCOMMANDS.stream().filter(type -> named.isPresent()
+                && !type.equals(AutoComplete.GenerateCompletion.class)
+                && type.getAnnotation(Command.class).name().equals(named.get())).toList();
+        return commandLine(only.isEmpty() ? SUBCOMMANDS : only, env);
+    }
+
+    private static CommandLine commandLine(List<Class<?>> subcommands, Map<String, String> env) {
         CommandLine cli = new CommandLine(LockstepCli.class);
+        for (Class<?> subcommand : subcommands) {
+            cli.addSubcommand(new CommandLine(subcommand));
+        }
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         cli.setDefaultValueProvider(new ConfigDefaults(env));
         cli.setParameterExceptionHandler((e, args) -> {

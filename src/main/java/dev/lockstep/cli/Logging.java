@@ -2,7 +2,6 @@ package dev.lockstep.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -19,9 +18,6 @@ import org.slf4j.LoggerFactory;
 final class Logging {
 
     static final String LEVEL_ENV = "LOCKSTEP_LOG_LEVEL";
-    /** The libraries logback.xml holds at WARN. */
-    private static final List<String> LIBRARIES = List.of("org.apache.kafka", "kafka", "state.change.logger",
-            "org.apache.zookeeper", "com.zaxxer.hikari", "org.flywaydb", "io.zonky", "io.javalin", "org.eclipse.jetty");
 
     private static volatile Optional<Level> asked = Optional.empty();
     private static volatile boolean verbose;
@@ -51,7 +47,7 @@ final class Logging {
     private static void apply(Level level) {
         logger(org.slf4j.Logger.ROOT_LOGGER_NAME).ifPresent(root -> root.setLevel(level));
         if (!level.isGreaterOrEqual(Level.WARN)) {
-            LIBRARIES.forEach(name -> logger(name).ifPresent(library -> library.setLevel(level)));
+            LogSetup.LIBRARIES.forEach(name -> logger(name).ifPresent(library -> library.setLevel(level)));
         }
     }
 

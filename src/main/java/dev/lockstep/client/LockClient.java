@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -69,19 +70,22 @@ public final class LockClient implements AutoCloseable {
      * @throws LockClientException when the broker or the reply topic cannot be reached in time
      */
     public static LockClient start(LockClientSettings settings) {
+        // Positioning on the reply partition asks the cluster twice; the producer is made meanwhile.
+        CompletableFuture<ReplyListener> listening = CompletableFuture.supplyAsync(() -> ReplyListener.start(
+                settings.kafka(), settings.topics().replies(), settings.replyPartition(), settings.requestTimeout()));
+        // A command waits for nothing: sent at once (Kafka's default lingers 5 ms to fill batches).
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
+                ProducerConfig.LINGER_MS_CONFIG, 0), Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.LINGER_MS_CONFIG, 1,
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.requestTimeout().toMillis())),
                 new ByteArraySerializer(), new ByteArraySerializer());
         ReplyListener replies;
         try {
-            replies = ReplyListener.start(settings.kafka(), settings.topics().replies(), settings.replyPartition(),
-                    settings.requestTimeout());
-        } catch (RuntimeException e) {
+            replies = listening.join();
+        } catch (CompletionException e) {
             producer.close(Duration.ZERO);
-            throw e;
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = new Thread(r, "lockstep-client-timer");

@@ -46,6 +46,20 @@ class CliConventionsTest {
     }
 
     @Test
+    void aOneShotCommandBuildsOnlyTheSubcommandItNames() {
+        assertThat(LockstepCli.commandLineFor(new String[] {"--verbose", "acquire", "job-7", "--owner", "a"}, Map.of())
+                .getSubcommands()).containsOnlyKeys("acquire");
+        int every = LockstepCli.SUBCOMMANDS.size();
+        // Help, completion and mistakes list every command.
+        for (String[] args : List.of(new String[] {}, new String[] {"--help"}, new String[] {"generate-completion"},
+                new String[] {"acquier", "job-7"})) {
+            assertThat(LockstepCli.commandLineFor(args, Map.of()).getSubcommands()).as(String.join(" ", args))
+                    .hasSize(every);
+        }
+        assertThat(LockstepCli.commandLine(Map.of()).getSubcommands()).hasSize(every);
+    }
+
+    @Test
     void theVersionNamesTheBuildAndItsCommit() {
         StringWriter out = new StringWriter();
         CommandLine cli = LockstepCli.commandLine(Map.of());
