@@ -3,17 +3,12 @@ package dev.lockstep.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.lockstep.core.Command;
-import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
-import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
-import dev.lockstep.topics.TopicApplier;
-import dev.lockstep.topics.TopicSpecs;
 import dev.lockstep.worker.ApplyMode;
-import dev.lockstep.worker.Worker;
-import dev.lockstep.worker.WorkerSettings;
+import dev.lockstep.worker.StageTimings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -22,15 +17,11 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
 
 /**
  * Runs the three modes (echo, per-command, lockstep) against one broker and one database, in one
@@ -39,8 +30,9 @@ import org.apache.kafka.clients.admin.Admin;
 public final class Benchmark {
 
     /** What to measure. */
+    /** @param trace whether to print, for each fixed load, where a command's time goes stage by stage */
     public record Plan(List<ApplyMode> modes, List<Scenario> scenarios, List<Integer> fixedRates, Duration warmup,
-            Duration measure, int partitions) {
+            Duration measure, int partitions, boolean trace) {
     }
 
     /** @param prefill live leases put in the table before the run (one per resource) */
@@ -49,7 +41,6 @@ public final class Benchmark {
 
     /** Every mode, baselines first. */
     public static final List<ApplyMode> MODES = List.of(ApplyMode.ECHO, ApplyMode.PER_COMMAND, ApplyMode.BATCH);
-    private static final AtomicInteger RUNS = new AtomicInteger();
     private static final Duration WARM_UP = Duration.ofSeconds(5);
 
     private final KafkaSettings kafka;
@@ -110,7 +101,8 @@ public final class Benchmark {
         Scenario scenario = plan.scenarios().get(0);
         prepare(scenario);
         for (ApplyMode mode : plan.modes()) {
-            measure(new Plan(plan.modes(), plan.scenarios(), List.of(), Duration.ofSeconds(1), WARM_UP, plan.partitions()),
+            measure(new Plan(plan.modes(), plan.scenarios(), List.of(), Duration.ofSeconds(1), WARM_UP, plan.partitions(),
+                    false),
                     scenario, mode, Optional.empty(), store);
         }
         out.println("(warm-up done: " + WARM_UP.toSeconds() + " s of each mode, not recorded)");
@@ -118,35 +110,18 @@ public final class Benchmark {
 
     private BenchResult measure(Plan plan, Scenario scenario, ApplyMode mode, Optional<Integer> load, LockStore store)
             throws InterruptedException {
-        int run = RUNS.incrementAndGet();
-        String suffix = "bench-" + ProcessHandle.current().pid() + "-" + run;
-        TopicNames topics = new TopicNames("bench.commands." + suffix, "lock.replies." + suffix,
-                "bench.commands.dlq." + suffix, "bench.events." + suffix);
-        createTopics(topics, plan.partitions());
-        WorkerSettings settings = WorkerSettings.defaults(kafka)
-                .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
-                .withGroupId("bench-" + suffix);
-        Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode);
-        worker.checkTopics();
-        Thread thread = new Thread(worker::run, "bench-worker");
-        thread.start();
-        try (LoadGenerator generator = LoadGenerator.start(kafka, topics, plan.partitions())) {
-            if (!generator.probe(new Command.Status("probe-" + suffix, "probe"), Duration.ofSeconds(60))) {
+        Optional<StageTrace> trace = plan.trace() && load.isPresent() ? Optional.of(new StageTrace()) : Optional.empty();
+        try (BenchWorker worker = BenchWorker.start(kafka, store, mode, plan.partitions(),
+                trace.<StageTimings>map(t -> t).orElse(StageTimings.NONE));
+                LoadGenerator generator = LoadGenerator.start(kafka, worker.topics(), plan.partitions(), trace)) {
+            if (!generator.probe(new Command.Status("probe-" + worker.run(), "probe"), Duration.ofSeconds(60))) {
                 throw new IllegalStateException("the " + modeName(mode) + " worker did not answer within 60 s");
             }
-            return generator.run(modeName(mode), scenario.name(), load,
-                    new CommandMix(scenario.resources(), 42 + run), plan.warmup(), plan.measure());
-        } finally {
-            worker.stop();
-            worker.awaitStopped(Duration.ofSeconds(30));
-            thread.join();
-            worker.close();
-        }
-    }
-
-    private void createTopics(TopicNames topics, int partitions) {
-        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
-            new TopicApplier(admin).apply(TopicSpecs.renamed(topics, partitions, (short) 1));
+            BenchResult result = generator.run(modeName(mode), scenario.name(), load,
+                    new CommandMix(scenario.resources(), 42 + worker.run()), plan.warmup(), plan.measure());
+            trace.ifPresent(stages -> stages.print(modeName(mode) + ", " + scenario.name() + ", " + load.get()
+                    + " commands/s offered: where a command's time goes", out));
+            return result;
         }
     }
 

@@ -44,7 +44,12 @@ final class LoadGenerator implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final TopicNames topics;
     private final int replyPartitions;
-    private final Map<String, Long> dueNanos = new ConcurrentHashMap<>();
+    /** A command sent and not yet answered: when it was due, and when it was sent (both clocks). */
+    private record Pending(long dueNanos, long sentNanos, long sentMillis) {
+    }
+
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+    private final Optional<StageTrace> trace;
     private final Histogram micros = new Histogram(TimeUnit.MINUTES.toMicros(5), 3);
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong invalid = new AtomicLong();
@@ -54,13 +59,14 @@ final class LoadGenerator implements AutoCloseable {
     private volatile long countUntilNanos = Long.MAX_VALUE;
     private volatile boolean running = true;
 
-    private LoadGenerator(KafkaSettings kafka, TopicNames topics, int replyPartitions) {
+    private LoadGenerator(KafkaSettings kafka, TopicNames topics, int replyPartitions, Optional<StageTrace> trace) {
         this.topics = topics;
+        this.trace = trace;
         this.replyPartitions = replyPartitions;
+        // As the client library sends commands: at once, acks from all replicas.
         this.producer = new KafkaProducer<>(kafka.with(Map.of(
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.LINGER_MS_CONFIG, 1,
-                ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024)),
+                ProducerConfig.LINGER_MS_CONFIG, 0,
+                ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024), Map.of(ProducerConfig.ACKS_CONFIG, "all")),
                 new ByteArraySerializer(), new ByteArraySerializer());
         this.consumer = new KafkaConsumer<>(kafka.with(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000)),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -83,8 +89,9 @@ final class LoadGenerator implements AutoCloseable {
         this.reader = new Thread(this::readReplies, "bench-replies");
     }
 
-    static LoadGenerator start(KafkaSettings kafka, TopicNames topics, int replyPartitions) {
-        LoadGenerator generator = new LoadGenerator(kafka, topics, replyPartitions);
+    /** @param trace where the stages of each command measured after the warm-up are recorded, if anywhere */
+    static LoadGenerator start(KafkaSettings kafka, TopicNames topics, int replyPartitions, Optional<StageTrace> trace) {
+        LoadGenerator generator = new LoadGenerator(kafka, topics, replyPartitions, trace);
         generator.reader.start();
         return generator;
     }
@@ -93,10 +100,10 @@ final class LoadGenerator implements AutoCloseable {
     boolean probe(Command command, Duration timeout) {
         send(command, System.nanoTime());
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (dueNanos.containsKey(command.requestId()) && System.nanoTime() < deadline) {
+        while (pending.containsKey(command.requestId()) && System.nanoTime() < deadline) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
-        return !dueNanos.containsKey(command.requestId());
+        return !pending.containsKey(command.requestId());
     }
 
     /** @param rate commands per second; empty for maximum throughput */
@@ -108,6 +115,7 @@ final class LoadGenerator implements AutoCloseable {
         countUntilNanos = end;
         countFromNanos = countFrom;
         long sent = 0;
+        boolean measuring = false;
         while (true) {
             long due = rate.isPresent() ? start + (long) (sent * 1e9 / rate.get()) : System.nanoTime();
             if (due >= end) {
@@ -121,15 +129,20 @@ final class LoadGenerator implements AutoCloseable {
             } else if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
                 continue;
             }
+            if (!measuring && due >= countFrom) {
+                // The worker's stages too are recorded from here on: what the warm-up did is not counted.
+                measuring = true;
+                trace.ifPresent(StageTrace::reset);
+            }
             send(mix.next(), due);
             sent++;
         }
         long drainUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!dueNanos.isEmpty() && System.nanoTime() < drainUntil) {
+        while (!pending.isEmpty() && System.nanoTime() < drainUntil) {
             Thread.sleep(20);
         }
-        long unanswered = dueNanos.size();
-        dueNanos.clear();
+        long unanswered = pending.size();
+        pending.clear();
         synchronized (micros) {
             boolean any = micros.getTotalCount() > 0;
             BenchResult result = new BenchResult(mode, scenario, rate.orElse(null),
@@ -151,19 +164,31 @@ final class LoadGenerator implements AutoCloseable {
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", topics.replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(4).putInt(partition).array());
-        dueNanos.put(command.requestId(), due);
-        producer.send(new ProducerRecord<>(topics.commands(), null, CommandEncoder.key(command),
-                CommandEncoder.encode(command, Optional.empty()), headers));
+        long sentMillis = System.currentTimeMillis();
+        pending.put(command.requestId(), new Pending(due, System.nanoTime(), sentMillis));
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topics.commands(), null, CommandEncoder.key(command),
+                CommandEncoder.encode(command, Optional.empty()), headers);
+        if (trace.isPresent() && due >= countFromNanos) {
+            // The command topic stamps log-append time: the acknowledgement says when the broker appended it.
+            producer.send(record, (metadata, error) -> {
+                if (error == null) {
+                    trace.get().record(StageTrace.Stage.PRODUCE, Duration.ofMillis(metadata.timestamp() - sentMillis));
+                }
+            });
+        } else {
+            producer.send(record);
+        }
     }
 
     private void readReplies() {
         try {
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> reply : consumer.poll(Duration.ofMillis(50))) {
-                    Long due = dueNanos.remove(new String(reply.key(), StandardCharsets.UTF_8));
-                    if (due == null) {
+                    Pending sent = pending.remove(new String(reply.key(), StandardCharsets.UTF_8));
+                    if (sent == null) {
                         continue;
                     }
+                    long due = sent.dueNanos();
                     window.release();
                     long now = System.nanoTime();
                     // Throughput: every reply that arrived inside the measured window.
@@ -179,6 +204,11 @@ final class LoadGenerator implements AutoCloseable {
                         if (contains(reply.value(), INVALID)) {
                             invalid.incrementAndGet();
                         }
+                        trace.ifPresent(stages -> {
+                            stages.record(StageTrace.Stage.REPLY_FETCH,
+                                    Duration.ofMillis(System.currentTimeMillis() - reply.timestamp()));
+                            stages.record(StageTrace.Stage.TOTAL, Duration.ofNanos(now - sent.sentNanos()));
+                        });
                     }
                 }
             }

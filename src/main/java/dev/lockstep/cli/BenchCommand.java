@@ -1,10 +1,13 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.bench.Benchmark;
+import dev.lockstep.bench.peers.PeerBench;
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.replay.ReplayThroughput;
 import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.ApplyMode;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,9 +18,11 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -80,6 +85,32 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
+    @Option(names = "--trace", description = "Where a command's time goes: for echo and lockstep at each fixed "
+            + "load (default 200 and 2,000 commands/s), p50 and p99 of each stage, from the send to the command's "
+            + "append, the worker's fetch, wait, decode, transaction and acknowledgement, to the reply's receipt.")
+    boolean trace;
+
+    @Option(names = "--peers", description = "Lockstep side by side with etcd, ZooKeeper and Redis, each through its "
+            + "own client: one caller acquiring and releasing, then --callers at once (docs/benchmarks.md). Their "
+            + "clients come from the peers module (peers/), which target/lockstep puts on the class path.")
+    boolean peers;
+
+    @Option(names = "--peer", paramLabel = "NAME=URL", description = "With --peers: measure this server of etcd "
+            + "(http://HOST:PORT), zookeeper (HOST:PORT) or redis (redis://HOST:PORT).")
+    Map<String, String> peerUrls;
+
+    @Option(names = "--start-peers", description = "With --peers: start the peers given no --peer from the binaries "
+            + "installed here (Debian's etcd-server, zookeeper, redis-server), on free ports, durable settings.")
+    boolean startPeers;
+
+    @Option(names = "--callers", defaultValue = "16", description = "With --peers: callers at once. "
+            + "Default: ${DEFAULT-VALUE}.")
+    int callers;
+
+    @Option(names = "--pairs", defaultValue = "2000", description = "With --peers: acquire + release pairs of the "
+            + "one caller. Default: ${DEFAULT-VALUE}.")
+    int pairs;
+
     @Option(names = "--replay", description = "Measure only lockstep replay's engine, in memory on one thread "
             + "(no broker, no database): records/s against reading and answering alone.")
     boolean replay;
@@ -101,33 +132,77 @@ final class BenchCommand implements Callable<Integer> {
             printer.flush();
             return ExitCodes.OK;
         }
-        List<ApplyMode> chosenModes = modes != null ? modes : Benchmark.MODES;
-        Benchmark.Plan plan = quick
+        if (peers) {
+            return peers(printer);
+        }
+        List<ApplyMode> chosenModes = modes != null ? modes
+                : trace ? List.of(ApplyMode.ECHO, ApplyMode.BATCH) : Benchmark.MODES;
+        Benchmark.Plan plan = trace
+                ? new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false)),
+                        rates != null ? rates : List.of(200, 2_000), Duration.ofSeconds(3),
+                        Duration.ofSeconds(seconds != null ? seconds : 10), partitions, true)
+                : quick
                 ? new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false)),
                         rates != null ? rates : List.of(2_000), Duration.ofSeconds(3),
-                        Duration.ofSeconds(seconds != null ? seconds : 8), partitions)
+                        Duration.ofSeconds(seconds != null ? seconds : 8), partitions, false)
                 : new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false),
                         new Benchmark.Scenario("1m-resources", 1_000_000, true)),
                         rates != null ? rates : List.of(1_000, 2_000, 4_000, 8_000), Duration.ofSeconds(5),
-                        Duration.ofSeconds(seconds != null ? seconds : 15), partitions);
+                        Duration.ofSeconds(seconds != null ? seconds : 15), partitions, false);
+        Files.createDirectories(out);
+        withBrokerAndDatabase(printer, (kafka, databaseUrl) -> new Benchmark(kafka, databaseUrl, printer).run(plan, out));
+        printer.println("wrote " + out.resolve("results.json") + " and the latency charts");
+        printer.flush();
+        return ExitCodes.OK;
+    }
+
+    /** What runs against the run's broker and database. */
+    @FunctionalInterface
+    private interface Run {
+        void against(KafkaSettings kafka, String databaseUrl) throws IOException, InterruptedException, SQLException;
+    }
+
+    /**
+     * Runs {@code run} against the cluster of --bootstrap-servers, or a broker started for the run
+     * (its directory removed after), and a database of its own on the server of --db-url (dropped after).
+     */
+    private int withBrokerAndDatabase(PrintWriter printer, Run run) throws IOException, InterruptedException,
+            SQLException {
         DatabaseSettings server = DatabaseSettings.of(dbUrl);
         String database = "lockstep_bench_" + ProcessHandle.current().pid();
         execute(server, "CREATE DATABASE " + database);
-        Files.createDirectories(out);
-        try (EmbeddedKafka embedded = bootstrapServers == null
-                ? EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-bench-kafka-")) : null) {
+        Path brokerDir = Files.createTempDirectory("lockstep-bench-kafka-");
+        try (EmbeddedKafka embedded = bootstrapServers == null ? EmbeddedKafka.start(0, brokerDir) : null) {
             String bootstrap = embedded != null ? embedded.bootstrapServers() : bootstrapServers;
             printer.println("lockstep bench: broker " + bootstrap + (embedded != null ? " (embedded)" : "")
                     + ", database " + database + ", " + Runtime.getRuntime().availableProcessors() + " cores");
             KafkaSettings kafka = new KafkaSettings(bootstrap,
                     kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
-            new Benchmark(kafka, server.withDatabase(database).jdbcUrl(), printer).run(plan, out);
+            run.against(kafka, server.withDatabase(database).jdbcUrl());
         } finally {
             execute(server, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            deleteTree(brokerDir);
         }
-        printer.println("wrote " + out.resolve("results.json") + " and the latency charts");
-        printer.flush();
         return ExitCodes.OK;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> tree = Files.walk(root)) {
+            for (Path each : tree.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(each);
+            }
+        }
+    }
+
+    private int peers(PrintWriter printer) throws IOException, InterruptedException, SQLException {
+        PeerBench.Options options = new PeerBench.Options(peerUrls == null ? Map.of() : peerUrls, startPeers, pairs,
+                callers, Duration.ofSeconds(seconds != null ? seconds : 10), out);
+        Files.createDirectories(out);
+        return withBrokerAndDatabase(printer, (kafka, databaseUrl) -> {
+            try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
+                new PeerBench(printer).run(kafka, store, options);
+            }
+        });
     }
 
     private static void execute(DatabaseSettings server, String sql) throws SQLException {

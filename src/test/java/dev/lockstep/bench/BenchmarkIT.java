@@ -29,7 +29,7 @@ class BenchmarkIT {
         StringWriter table = new StringWriter();
         Benchmark.Plan plan = new Benchmark.Plan(Benchmark.MODES,
                 List.of(new Benchmark.Scenario("tiny", 200, true)), List.of(100), Duration.ofSeconds(1),
-                Duration.ofSeconds(3), 3);
+                Duration.ofSeconds(3), 3, true);
         List<BenchResult> results = new Benchmark(env.kafka(), env.database().jdbcUrl(), new PrintWriter(table))
                 .run(plan, out);
 
@@ -46,5 +46,18 @@ class BenchmarkIT {
         assertThat(json.get(1).path("offered_per_s").asInt()).isEqualTo(100);
         assertThat(ImageIO.read(out.resolve("latency-tiny.png").toFile()).getWidth()).isPositive();
         assertThat(table.toString()).contains("max throughput: lockstep =").contains("lockstep p99 =");
+        // The trace of each fixed load: every stage of the worker's and the generator's measured.
+        String heading = "lockstep, tiny, 100 commands/s offered: where a command's time goes";
+        List<String> lines = table.toString().lines().toList();
+        int at = lines.indexOf(heading);
+        assertThat(at).as("the lockstep trace is printed").isNotNegative();
+        List<String> stages = lines.subList(at + 2, at + 2 + StageTrace.Stage.values().length);
+        for (int i = 0; i < stages.size(); i++) {
+            StageTrace.Stage stage = StageTrace.Stage.values()[i];
+            assertThat(stages.get(i)).contains(stage.spans);
+            long count = Long.parseLong(stages.get(i).substring(stages.get(i).indexOf(stage.unit) + stage.unit.length())
+                    .trim().split("\\s+")[0]);
+            assertThat(count).as(stage.name()).isPositive();
+        }
     }
 }

@@ -1,0 +1,72 @@
+package dev.lockstep.peers;
+
+import dev.lockstep.bench.peers.LockPeer;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Redis as a peer, the usual single-instance lock: {@code SET resource token NX PX ttl} to acquire,
+ * a script that deletes the key only if it still holds the caller's token to release. Started with
+ * {@code appendfsync always}, so that an acknowledged lock survives a crash, as lockstep's does.
+ */
+final class RedisPeer implements LockPeer {
+
+    private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
+            + "return redis.call('del', KEYS[1]) else return 0 end";
+
+    private final RedisClient redis;
+    private final String releaseSha;
+
+    private RedisPeer(String url) {
+        this.redis = RedisClient.create(URI.create(url));
+        this.releaseSha = redis.scriptLoad(RELEASE);
+    }
+
+    @Override
+    public Held acquire(String resource, String owner, Duration ttl) {
+        String token = owner + "/" + UUID.randomUUID();
+        SetParams params = SetParams.setParams().nx().px(ttl.toMillis());
+        while (!"OK".equals(redis.set(resource, token, params))) {
+            Thread.onSpinWait();
+        }
+        return () -> redis.evalsha(releaseSha, List.of(resource), List.of(token));
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+
+    /** Finds Redis for the benchmark. */
+    public static final class Provider implements LockPeer.Provider {
+
+        @Override
+        public String name() {
+            return "redis";
+        }
+
+        @Override
+        public String described() {
+            return "Redis (Jedis; SET NX PX, token-checked release script; appendonly yes, appendfsync always)";
+        }
+
+        @Override
+        public LockPeer connect(String url) {
+            return new RedisPeer(url);
+        }
+
+        @Override
+        public Server start(Path dir) {
+            int port = LocalServer.freePort();
+            Path binary = Path.of("/usr/bin/redis-server");
+            return LocalServer.start(binary, "redis-server", List.of(binary.toString(), "--port", Integer.toString(port),
+                    "--bind", "127.0.0.1", "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always",
+                    "--save", ""), dir, port, "redis://127.0.0.1:" + port);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package dev.lockstep.peers;
+
+import dev.lockstep.bench.peers.LockPeer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+/**
+ * ZooKeeper as a peer, through Apache Curator's {@code InterProcessMutex} (an ephemeral sequential
+ * node per waiter; the lease is the client's session, so the TTL is not the lock's). ZooKeeper
+ * syncs its transaction log before it answers.
+ */
+final class ZooKeeperPeer implements LockPeer {
+
+    private final CuratorFramework client;
+
+    private ZooKeeperPeer(String connect) {
+        this.client = CuratorFrameworkFactory.newClient(connect, new ExponentialBackoffRetry(100, 5));
+        client.start();
+        try {
+            if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                client.close();
+                throw new Unavailable("ZooKeeper at " + connect + " did not answer within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            client.close();
+            throw new Unavailable("interrupted while connecting to ZooKeeper at " + connect, e);
+        }
+    }
+
+    @Override
+    public Held acquire(String resource, String owner, Duration ttl) {
+        InterProcessMutex mutex = new InterProcessMutex(client, "/lockstep-bench/" + resource);
+        try {
+            mutex.acquire();
+        } catch (Exception e) { // Curator's acquire declares Exception
+            throw new IllegalStateException("ZooKeeper did not lock " + resource + ": " + e.getMessage(), e);
+        }
+        return () -> {
+            try {
+                mutex.release();
+            } catch (Exception e) { // likewise
+                throw new IllegalStateException("ZooKeeper did not release " + resource + ": " + e.getMessage(), e);
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    /** Finds ZooKeeper for the benchmark. */
+    public static final class Provider implements LockPeer.Provider {
+
+        @Override
+        public String name() {
+            return "zookeeper";
+        }
+
+        @Override
+        public String described() {
+            return "ZooKeeper (Apache Curator InterProcessMutex)";
+        }
+
+        @Override
+        public LockPeer connect(String url) {
+            return new ZooKeeperPeer(url);
+        }
+
+        @Override
+        public Server start(Path dir) {
+            int port = LocalServer.freePort();
+            Path script = Path.of("/usr/share/zookeeper/bin/zkServer.sh");
+            Path config = dir.resolve("zoo.cfg");
+            try {
+                Files.createDirectories(dir.resolve("data"));
+                Files.writeString(config, "tickTime=2000\ndataDir=" + dir.resolve("data") + "\nclientPort=" + port
+                        + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot write " + config, e);
+            }
+            return LocalServer.start(script, "zookeeper", List.of(script.toString(), "start-foreground",
+                    config.toString()), dir, port, "127.0.0.1:" + port);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.lockstep.bench.peers;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.store.LockStore;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/**
+ * {@code lockstep bench --peers}: the same workload ({@link PeerWorkload}) against lockstep and
+ * against etcd, ZooKeeper and Redis, each through its own client, side by side in one run. A peer
+ * is given by URL, or started from the binaries installed on this machine when asked; one that
+ * cannot be measured is reported and left out of the table, never faked.
+ */
+public final class PeerBench {
+
+    /** The peers the table has a row for, in order. */
+    public static final List<String> PEERS = List.of("etcd", "zookeeper", "redis");
+
+    /**
+     * @param urls a server per peer name, given by the user
+     * @param start whether to start from installed binaries the peers that have no URL
+     */
+    public record Options(Map<String, String> urls, boolean start, int sequentialPairs, int callers,
+            Duration concurrentFor, Path out) {
+    }
+
+    private final PrintWriter out;
+
+    public PeerBench(PrintWriter out) {
+        this.out = out;
+    }
+
+    /** Measures lockstep (through {@code lockstep}) and every peer it can; prints and writes the table and chart. */
+    public List<PeerWorkload.Figures> run(KafkaSettings kafka, LockStore store, Options options)
+            throws IOException, InterruptedException {
+        PeerWorkload workload = new PeerWorkload(options.sequentialPairs(), options.callers(), options.concurrentFor());
+        List<PeerWorkload.Figures> figures = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        try (LockstepSide lockstep = LockstepSide.start(kafka, store)) {
+            figures.add(workload.measure("lockstep", LockstepSide.DESCRIBED, lockstep.peer()));
+        }
+        Map<String, LockPeer.Provider> providers = ServiceLoader.load(LockPeer.Provider.class).stream()
+                .map(ServiceLoader.Provider::get).collect(Collectors.toMap(LockPeer.Provider::name, p -> p));
+        Path servers = Files.createTempDirectory("lockstep-peers-");
+        try {
+            for (String name : PEERS) {
+                Optional<PeerWorkload.Figures> measured = measure(name, providers.get(name), workload, options,
+                        servers.resolve(name), skipped);
+                measured.ifPresent(figures::add);
+            }
+        } finally {
+            deleteTree(servers);
+        }
+        PeerReport.print(figures, skipped, options, out);
+        Files.createDirectories(options.out());
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .writeValue(options.out().resolve("peers.json").toFile(), figures);
+        PeerReport.chart(figures, options.out().resolve("peers.png"));
+        out.println("wrote " + options.out().resolve("peers.json") + " and " + options.out().resolve("peers.png"));
+        out.flush();
+        return figures;
+    }
+
+    private Optional<PeerWorkload.Figures> measure(String name, LockPeer.Provider provider, PeerWorkload workload,
+            Options options, Path dir, List<String> skipped) throws InterruptedException {
+        if (provider == null) {
+            skipped.add(name + ": not measured: its client is not on the classpath (build the peers module: mvn -B -q "
+                    + "install -DskipTests && mvn -B -q -f peers/pom.xml package; target/lockstep adds it)");
+            return Optional.empty();
+        }
+        Optional<String> url = Optional.ofNullable(options.urls().get(name));
+        if (url.isEmpty() && !options.start()) {
+            skipped.add(name + ": not measured: give --peer " + name + "=URL, or --start-peers to start it here");
+            return Optional.empty();
+        }
+        LockPeer.Server server = null;
+        try {
+            if (url.isEmpty()) {
+                server = provider.start(dir);
+                out.println(name + ": started at " + server.url());
+            }
+            try (LockPeer peer = provider.connect(url.orElse(server == null ? "" : server.url()))) {
+                out.println(name + ": measuring " + provider.described());
+                out.flush();
+                return Optional.of(workload.measure(name, provider.described(), peer));
+            }
+        } catch (LockPeer.Unavailable e) {
+            skipped.add(name + ": not measured: " + e.getMessage());
+            return Optional.empty();
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var tree = Files.walk(root)) {
+            for (Path each : tree.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(each);
+            }
+        }
+    }
+}

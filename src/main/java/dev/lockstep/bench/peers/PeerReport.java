@@ -1,0 +1,108 @@
+package dev.lockstep.bench.peers;
+
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
+import javax.imageio.ImageIO;
+
+/** The peers' figures as a table on the console and as bar charts in a PNG. */
+final class PeerReport {
+
+    private static final int PANEL_WIDTH = 420;
+    private static final int HEIGHT = 420;
+    private static final int TOP = 60;
+    private static final int BOTTOM = 80;
+    private static final Color[] COLORS = {new Color(0x1864ab), new Color(0x2b8a3e), new Color(0xe67700),
+        new Color(0xc92a2a)};
+
+    private PeerReport() {
+    }
+
+    static void print(List<PeerWorkload.Figures> figures, List<String> skipped, PeerBench.Options options,
+            PrintWriter out) {
+        out.println();
+        out.printf("%-10s %12s %12s %11s %11s %14s %12s %12s %7s%n", "system", "acquire p50", "acquire p99",
+                "pair p50", "pair p99", options.callers() + " callers/s", "pair p50", "pair p99", "errors");
+        for (PeerWorkload.Figures f : figures) {
+            out.printf(Locale.ROOT, "%-10s %9.2f ms %9.2f ms %8.2f ms %8.2f ms %14.0f %9.2f ms %9.2f ms %7d%n", f.peer(),
+                    f.acquireP50Ms(), f.acquireP99Ms(), f.pairP50Ms(), f.pairP99Ms(), f.concurrentPairsPerS(),
+                    f.concurrentPairP50Ms(), f.concurrentPairP99Ms(), f.errors());
+        }
+        out.println("(one caller: " + options.sequentialPairs() + " acquire + release pairs, one after another; "
+                + options.callers() + " callers: pairs per second over " + options.concurrentFor().toSeconds()
+                + " s, each on a resource of its own)");
+        figures.forEach(f -> out.println("  " + f.peer() + ": " + f.described()));
+        skipped.forEach(reason -> out.println("  " + reason));
+        out.flush();
+    }
+
+    static void chart(List<PeerWorkload.Figures> figures, Path file) throws IOException {
+        BufferedImage image = new BufferedImage(PANEL_WIDTH * 3, HEIGHT, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, image.getWidth(), image.getHeight());
+        panel(g, 0, "one caller: acquire p50 / p99 (ms)", figures, PeerWorkload.Figures::acquireP50Ms,
+                PeerWorkload.Figures::acquireP99Ms);
+        panel(g, PANEL_WIDTH, "16 callers: acquire + release pairs/s", figures,
+                PeerWorkload.Figures::concurrentPairsPerS, f -> Double.NaN);
+        panel(g, 2 * PANEL_WIDTH, "16 callers: pair p50 / p99 (ms)", figures, PeerWorkload.Figures::concurrentPairP50Ms,
+                PeerWorkload.Figures::concurrentPairP99Ms);
+        g.dispose();
+        ImageIO.write(image, "png", file.toFile());
+    }
+
+    /** One panel: a bar per system (solid), and a second, outlined, where {@code second} has a value. */
+    private static void panel(Graphics2D g, int left, String title, List<PeerWorkload.Figures> figures,
+            ToDoubleFunction<PeerWorkload.Figures> first, ToDoubleFunction<PeerWorkload.Figures> second) {
+        double max = figures.stream().mapToDouble(f -> Math.max(value(first, f), value(second, f))).max().orElse(1);
+        max = max <= 0 ? 1 : max * 1.15;
+        int plotHeight = HEIGHT - TOP - BOTTOM;
+        g.setColor(Color.BLACK);
+        g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 14));
+        g.drawString(title, left + 20, 30);
+        g.drawLine(left + 40, HEIGHT - BOTTOM, left + PANEL_WIDTH - 20, HEIGHT - BOTTOM);
+        int slot = (PANEL_WIDTH - 70) / Math.max(1, figures.size());
+        g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        for (int i = 0; i < figures.size(); i++) {
+            PeerWorkload.Figures f = figures.get(i);
+            int x = left + 50 + i * slot;
+            int width = slot / 3;
+            Color color = COLORS[i % COLORS.length];
+            bar(g, x, width, value(first, f), max, plotHeight, color, true);
+            if (!Double.isNaN(second.applyAsDouble(f))) {
+                bar(g, x + width + 2, width, value(second, f), max, plotHeight, color, false);
+            }
+            g.setColor(Color.BLACK);
+            g.drawString(f.peer(), x, HEIGHT - BOTTOM + 18);
+        }
+    }
+
+    private static void bar(Graphics2D g, int x, int width, double value, double max, int plotHeight, Color color,
+            boolean solid) {
+        int height = (int) Math.round(value / max * plotHeight);
+        int y = HEIGHT - BOTTOM - height;
+        g.setColor(color);
+        if (solid) {
+            g.fillRect(x, y, width, height);
+        } else {
+            g.drawRect(x, y, width, height);
+        }
+        g.setColor(Color.DARK_GRAY);
+        g.drawString(value >= 100 ? String.format(Locale.ROOT, "%.0f", value) : String.format(Locale.ROOT, "%.1f", value),
+                x, y - 4);
+    }
+
+    private static double value(ToDoubleFunction<PeerWorkload.Figures> of, PeerWorkload.Figures f) {
+        double value = of.applyAsDouble(f);
+        return Double.isNaN(value) ? 0 : value;
+    }
+}
