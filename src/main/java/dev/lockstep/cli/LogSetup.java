@@ -24,7 +24,8 @@ public final class LogSetup extends ContextAwareBase implements Configurator {
 
     /** The libraries held at WARN unless asked otherwise ({@link Logging}). */
     static final List<String> LIBRARIES = List.of("org.apache.kafka", "kafka", "state.change.logger",
-            "org.apache.zookeeper", "com.zaxxer.hikari", "org.flywaydb", "io.zonky", "io.javalin", "org.eclipse.jetty");
+            "org.apache.zookeeper", "com.zaxxer.hikari", "org.flywaydb", "io.zonky", "io.javalin", "org.eclipse.jetty",
+            "org.apache.curator", "io.etcd", "io.grpc", "io.netty", "io.vertx", "redis.clients");
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -32,7 +31,7 @@ final class ReplyListener implements AutoCloseable {
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final TopicPartition partition;
-    private final Map<String, CompletableFuture<ReplyMessage>> pending = new ConcurrentHashMap<>();
+    private final PendingReplies pending = new PendingReplies();
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -101,11 +100,9 @@ final class ReplyListener implements AutoCloseable {
         return partition.partition();
     }
 
-    /** The future for this request's reply; a retry with the same ID shares it. */
+    /** The future for this request's reply; see {@link PendingReplies}. */
     CompletableFuture<ReplyMessage> expect(String requestId) {
-        CompletableFuture<ReplyMessage> future = pending.computeIfAbsent(requestId, id -> new CompletableFuture<>());
-        future.whenComplete((reply, error) -> pending.remove(requestId, future));
-        return future;
+        return pending.expect(requestId);
     }
 
     int waiting() {
@@ -116,7 +113,7 @@ final class ReplyListener implements AutoCloseable {
         try {
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    ReplyDecoder.decode(record.value()).ifPresentOrElse(this::deliver,
+                    ReplyDecoder.decode(record.value()).ifPresentOrElse(pending::deliver,
                             () -> LOG.debug("ignoring a record that is not a lockstep reply at {}@{}", partition,
                                     record.offset()));
                 }
@@ -129,14 +126,6 @@ final class ReplyListener implements AutoCloseable {
             // No group, no commits: nothing to finish. A graceful close would wait for the fetch in
             // flight (up to fetch.max.wait.ms, half a second), which every one-shot command paid.
             consumer.close(Duration.ZERO);
-        }
-    }
-
-    private void deliver(ReplyMessage message) {
-        CompletableFuture<ReplyMessage> future = pending.get(message.requestId());
-        if (future != null) {
-            // Callers' continuations run on the common pool, never on this reader thread.
-            future.completeAsync(() -> message);
         }
     }
 
