@@ -10,6 +10,7 @@ import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.ApplyMode;
+import dev.lockstep.worker.StageTimings;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Clock;
@@ -48,7 +49,7 @@ final class WorkerRunner {
         try (ProcessMetrics metrics = new ProcessMetrics();
                 LockStore store = PostgresLockStore.open(database, metrics.registry());
                 Worker worker = Worker.connect(settings, store, Clock.systemUTC(), ApplyMode.BATCH,
-                        metrics.registry())) {
+                        metrics.registry(), StageTimings.NONE)) {
             worker.checkTopics();
             Signals.onTerminate(() -> {
                 LOG.info("stop requested; finishing the batch in hand");

@@ -1,5 +1,8 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.PartitionMachine;
+import java.util.List;
+
 /**
  * How a worker applies the records of one poll. The product always uses {@link #BATCH}; the
  * other two exist so that {@code lockstep bench} can measure it against its baselines with the
@@ -14,5 +17,16 @@ public enum ApplyMode {
      */
     PER_COMMAND,
     /** No database: every valid command gets a fixed {@code not_found} reply (the Kafka ceiling). */
-    ECHO
+    ECHO;
+
+    RecordProcessor processor(BatchProcessor batches, PartitionMachine machine, OutboundPublisher publisher) {
+        return switch (this) {
+            case BATCH -> batches;
+            case PER_COMMAND -> (partition, records) -> {
+                records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record))));
+                return List.of();
+            };
+            case ECHO -> new EchoProcessor(machine);
+        };
+    }
 }

@@ -102,28 +102,16 @@ public final class Worker implements AutoCloseable {
 
     /** Creates the Kafka clients (which start their own I/O threads); does not poll yet. */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock) {
-        return connect(settings, store, clock, ApplyMode.BATCH);
+        return connect(settings, store, clock, ApplyMode.BATCH, new SimpleMeterRegistry(), StageTimings.NONE);
     }
 
     /**
-     * As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says.
+     * As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says,
+     * with the worker's meters on {@code registry} (docs/operations.md), telling {@code timings}
+     * where each batch's time goes (a benchmark's trace; {@link StageTimings#NONE} otherwise).
      *
      * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
      */
-    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode) {
-        return connect(settings, store, clock, mode, new SimpleMeterRegistry());
-    }
-
-    /**
-     * As {@link #connect(WorkerSettings, LockStore, Clock, ApplyMode)}, with the worker's meters on
-     * {@code registry} (docs/operations.md).
-     */
-    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
-            MeterRegistry registry) {
-        return connect(settings, store, clock, mode, registry, StageTimings.NONE);
-    }
-
-    /** As the other {@code connect}s, telling {@code timings} where each batch's time goes (a benchmark's trace). */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
             MeterRegistry registry, StageTimings timings) {
         return new Worker(settings, store, clock, mode, registry, timings, WorkerClients.consumer(settings),
@@ -148,15 +136,7 @@ public final class Worker implements AutoCloseable {
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
                 partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics, timings);
-        processor = switch (mode) {
-            case BATCH -> batches;
-            // The seed's design: each command its own transaction, answered right after it.
-            case PER_COMMAND -> (partition, records) -> {
-                records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record))));
-                return List.of();
-            };
-            case ECHO -> new EchoProcessor(machine);
-        };
+        processor = mode.processor(batches, machine, publisher);
     }
 
     /**
