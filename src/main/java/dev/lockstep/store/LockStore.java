@@ -17,7 +17,8 @@ public interface LockStore extends AutoCloseable {
      * record can observe them) and up to {@code limit} request entries older than their
      * partition's clock minus its request retention, in one short transaction that skips rows a
      * batch has locked. Log time only: when it runs changes no reply. Call it again while it
-     * returns full batches.
+     * returns full batches. Also gives tables that filled since they were created their first
+     * planner statistics, which autovacuum would give them only later.
      */
     SweepResult sweep(int limit);
 

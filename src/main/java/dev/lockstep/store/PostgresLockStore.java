@@ -180,6 +180,9 @@ public final class PostgresLockStore implements LockStore {
                 events.setInt(1, limit);
                 int removedEvents = events.executeUpdate();
                 connection.commit();
+                if (!TableStatistics.analyzeNew(connection).isEmpty()) {
+                    connection.commit();
+                }
                 return new SweepResult(removedLeases, removedRequests, removedEvents);
             } catch (SQLException e) {
                 rollbackQuietly(connection, e);

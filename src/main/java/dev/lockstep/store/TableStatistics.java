@@ -1,0 +1,58 @@
+package dev.lockstep.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Gives the hot tables their first planner statistics without waiting for autovacuum. Until a
+ * table is first analyzed, PostgreSQL assumes {@code topic = ? AND partition = ?} selects about
+ * one row, and answers a batch's request-ID lookup by reading every request entry of the
+ * partition through the primary key, filtering by ID: a cost that grows with every command
+ * until autovacuum's first visit (up to a minute after the table filled, longer on a busy
+ * server). Measured on one partition: 2.7 ms per single-command batch after 6,000 commands,
+ * 6 ms after 18,000, against 0.1 ms for the lookup once analyzed. Every deployment, and every
+ * benchmark, starts with empty tables.
+ */
+final class TableStatistics {
+
+    /** Enough rows for a plan to matter; below it, reading them all is cheap. */
+    static final int ROWS = 1_000;
+
+    // Fixed statements for fixed names: no identifier ever comes from input.
+    private static final Map<String, String> ANALYZE = Map.of(
+            "request_log", "ANALYZE request_log",
+            "distributed_locks", "ANALYZE distributed_locks",
+            "lease_events", "ANALYZE lease_events");
+    private static final String NEVER_ANALYZED =
+            "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = ANY(?) "
+                    + "AND last_analyze IS NULL AND last_autoanalyze IS NULL AND n_mod_since_analyze >= ?";
+
+    private TableStatistics() {
+    }
+
+    /** Analyzes the hot tables that were never analyzed and have {@link #ROWS} changes; returns their names. */
+    static List<String> analyzeNew(Connection connection) throws SQLException {
+        List<String> analyzed = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(NEVER_ANALYZED)) {
+            select.setArray(1, SqlArrays.text(connection, ANALYZE.keySet()));
+            select.setInt(2, ROWS);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    analyzed.add(rs.getString(1));
+                }
+            }
+        }
+        try (Statement statement = connection.createStatement()) {
+            for (String table : analyzed) {
+                statement.execute(ANALYZE.get(table));
+            }
+        }
+        return analyzed;
+    }
+}

@@ -1,0 +1,88 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
+import dev.lockstep.store.PostgresLockStore;
+import dev.lockstep.testkit.LockstepExtension;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A fresh database's hot tables get planner statistics from the sweeper, without waiting for
+ * autovacuum: until then PostgreSQL read every request entry of a partition to find one.
+ */
+class TableStatisticsIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    @Test
+    void theSweeperAnalyzesFilledTablesSoARequestIsFoundByItsKey() throws Exception {
+        try (LockStore store = PostgresLockStore.open(env.database())) {
+            PartitionId partition = new PartitionId("stats", 0);
+            Batches.start(store, partition);
+            BatchProcessor processor = Batches.processor(store);
+            Instant start = Instant.parse("2026-12-04T00:00:00Z");
+            List<Inbound> batch = new ArrayList<>();
+            IntStream.range(0, 1_500).forEach(i -> batch.add(Batches.record("stats", i, "r-" + i,
+                    "{\"request_id\":\"q" + i + "\",\"type\":\"acquire\",\"resource\":\"r-" + i
+                            + "\",\"owner\":\"o\",\"ttl_seconds\":60}", start.plusMillis(i))));
+            for (int from = 0; from < batch.size(); from += 100) {
+                processor.process(partition, batch.subList(from, from + 100));
+            }
+            assertThat(analyzed("request_log")).as("a fresh table, before any sweep").isFalse();
+
+            // The statistics collector reports changes within a second or so.
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                store.sweep(1_000);
+                return analyzed("request_log") && analyzed("distributed_locks") && analyzed("lease_events");
+            });
+
+            assertThat(plan("EXPLAIN SELECT request_id, reply FROM request_log WHERE topic = 'stats' AND partition = 0 "
+                    + "AND request_id = ANY('{q7,q700}')"))
+                    .as("the request IDs are looked up in the key, not filtered from the partition's entries")
+                    .containsPattern("Index Cond: .*request_id = ANY")
+                    .doesNotContain("Filter: (request_id = ANY");
+        }
+    }
+
+    private static boolean analyzed(String table) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(env.database().jdbcUrl());
+                PreparedStatement select = connection.prepareStatement("SELECT last_analyze IS NOT NULL "
+                        + "OR last_autoanalyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = ?")) {
+            select.setString(1, table);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static String plan(String explain) throws SQLException {
+        try (Connection connection = DriverManager.getConnection(env.database().jdbcUrl());
+                Statement statement = connection.createStatement()) {
+            statement.execute("SET plan_cache_mode = force_custom_plan");
+            StringBuilder text = new StringBuilder();
+            try (ResultSet rs = statement.executeQuery(explain)) {
+                while (rs.next()) {
+                    text.append(rs.getString(1)).append('\n');
+                }
+            }
+            return text.toString();
+        }
+    }
+}
