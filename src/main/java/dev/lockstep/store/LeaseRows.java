@@ -85,48 +85,47 @@ final class LeaseRows {
         return leases;
     }
 
-    /** Writes the batch's final leases, and removes the rows of the leases it released. */
-    void write(Collection<Lease> leases, Collection<String> removed) throws SQLException {
+    /** Adds the writes of the batch's final leases, and the removal of the leases it released, to {@code script}. */
+    void write(Script script, Collection<Lease> leases, Collection<String> removed) {
         List<Lease> updates = new ArrayList<>();
         List<Lease> inserts = new ArrayList<>();
         leases.forEach(lease -> (seenTokens.containsKey(lease.resource()) ? updates : inserts).add(lease));
-        write(UPDATE, updates, true);
-        write(INSERT, inserts, false);
+        write(script, UPDATE, updates, true);
+        write(script, INSERT, inserts, false);
         // A lease granted and released within the batch never had a row.
         List<String> rows = removed.stream().filter(seenTokens::containsKey).toList();
         if (rows.isEmpty()) {
             return;
         }
-        try (PreparedStatement delete = connection.prepareStatement(DELETE)) {
-            delete.setArray(1, SqlArrays.text(connection, rows));
-            delete.setArray(2, SqlArrays.bigint(connection, rows.stream().map(seenTokens::get).toList()));
-            expect(rows.size(), delete.executeUpdate(), "remove");
-        }
+        script.add(DELETE, (delete, at) -> {
+            delete.setArray(at.next(), SqlArrays.text(connection, rows));
+            delete.setArray(at.next(), SqlArrays.bigint(connection, rows.stream().map(seenTokens::get).toList()));
+        }, changed(rows.size(), "remove"));
     }
 
-    private void write(String sql, List<Lease> leases, boolean withSeenToken) throws SQLException {
+    private void write(Script script, String sql, List<Lease> leases, boolean withSeenToken) {
         if (leases.isEmpty()) {
             return;
         }
-        try (PreparedStatement write = connection.prepareStatement(sql)) {
-            write.setString(1, partition.topic());
-            write.setInt(2, partition.partition());
-            write.setArray(3, SqlArrays.text(connection, leases.stream().map(Lease::resource).toList()));
-            write.setArray(4, SqlArrays.text(connection, leases.stream().map(Lease::owner).toList()));
-            write.setArray(5, SqlArrays.bigint(connection, leases.stream().map(Lease::fencingToken).toList()));
-            write.setArray(6, SqlArrays.bigint(connection, leases.stream().map(l -> l.acquiredAt().toEpochMilli()).toList()));
-            write.setArray(7, SqlArrays.bigint(connection, leases.stream().map(l -> l.expiresAt().toEpochMilli()).toList()));
+        script.add(sql, (write, at) -> {
+            write.setString(at.next(), partition.topic());
+            write.setInt(at.next(), partition.partition());
+            write.setArray(at.next(), SqlArrays.text(connection, leases.stream().map(Lease::resource).toList()));
+            write.setArray(at.next(), SqlArrays.text(connection, leases.stream().map(Lease::owner).toList()));
+            write.setArray(at.next(), SqlArrays.bigint(connection, leases.stream().map(Lease::fencingToken).toList()));
+            write.setArray(at.next(), SqlArrays.bigint(connection,
+                    leases.stream().map(l -> l.acquiredAt().toEpochMilli()).toList()));
+            write.setArray(at.next(), SqlArrays.bigint(connection,
+                    leases.stream().map(l -> l.expiresAt().toEpochMilli()).toList()));
             if (withSeenToken) {
-                write.setArray(8, SqlArrays.bigint(connection, leases.stream().map(l -> seenTokens.get(l.resource())).toList()));
+                write.setArray(at.next(), SqlArrays.bigint(connection,
+                        leases.stream().map(l -> seenTokens.get(l.resource())).toList()));
             }
-            expect(leases.size(), write.executeUpdate(), "write");
-        }
+        }, changed(leases.size(), "write"));
     }
 
-    private void expect(int expected, int written, String what) throws SQLException {
-        if (written != expected) {
-            throw new SQLException("expected to " + what + " " + expected + " leases on " + partition + " but did "
-                    + written + ": another transaction changed them concurrently", "40001");
-        }
+    private Script.Check changed(int expected, String what) {
+        return Script.exactly(expected, "expected to " + what + " " + expected + " leases on " + partition
+                + ": another transaction changed them concurrently");
     }
 }

@@ -175,26 +175,25 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     @Override
     public void save(PartitionState state, long acknowledged) {
+        PartitionPosition position = state.position();
+        Script script = new Script();
+        leases.write(script, state.changedLeases(), state.removedLeases());
+        upsertRequests(script, state.changedRequests());
+        insertEvents(script, state.newEvents());
+        script.add(UPDATE_POSITION, (update, at) -> {
+            update.setLong(at.next(), position.nextOffset());
+            update.setLong(at.next(), position.clock().toEpochMilli());
+            SqlArrays.setQuarantine(update, at.take(3), position.quarantine());
+            update.setLong(at.next(), acknowledged);
+            update.setString(at.next(), partition.topic());
+            update.setInt(at.next(), partition.partition());
+        }, Script.exactly(1, "partition " + partition + " was never started"));
         try {
-            leases.write(state.changedLeases(), state.removedLeases());
-            upsertRequests(state.changedRequests());
-            insertEvents(state.newEvents());
-            PartitionPosition position = state.position();
-            savedClock = Optional.of(position.clock());
-            try (PreparedStatement update = connection.prepareStatement(UPDATE_POSITION)) {
-                update.setLong(1, position.nextOffset());
-                update.setLong(2, position.clock().toEpochMilli());
-                SqlArrays.setQuarantine(update, 3, position.quarantine());
-                update.setLong(6, acknowledged);
-                update.setString(7, partition.topic());
-                update.setInt(8, partition.partition());
-                if (update.executeUpdate() != 1) {
-                    throw new SQLException("partition " + partition + " was never started");
-                }
-            }
+            script.run(connection);
         } catch (SQLException e) {
             throw fail("saving the batch", e);
         }
+        savedClock = Optional.of(position.clock());
     }
 
     @Override
@@ -259,35 +258,35 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         }
     }
 
-    private void upsertRequests(Collection<RequestEntry> requests) throws SQLException {
+    private void upsertRequests(Script script, Collection<RequestEntry> requests) {
         if (requests.isEmpty()) {
             return;
         }
-        try (PreparedStatement insert = connection.prepareStatement(UPSERT_REQUESTS)) {
-            insert.setString(1, partition.topic());
-            insert.setInt(2, partition.partition());
-            insert.setArray(3, SqlArrays.text(connection, requests.stream().map(RequestEntry::requestId).toList()));
-            insert.setArray(4, SqlArrays.text(connection, requests.stream().map(r -> r.fingerprint().hex()).toList()));
-            insert.setArray(5, SqlArrays.text(connection, requests.stream().map(r -> r.reply().text()).toList()));
-            insert.setArray(6, SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
-            insert.setArray(7, SqlArrays.bigint(connection, requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
-            insert.executeUpdate();
-        }
+        script.add(UPSERT_REQUESTS, (insert, at) -> {
+            insert.setString(at.next(), partition.topic());
+            insert.setInt(at.next(), partition.partition());
+            insert.setArray(at.next(), SqlArrays.text(connection, requests.stream().map(RequestEntry::requestId).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection,
+                    requests.stream().map(r -> r.fingerprint().hex()).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection, requests.stream().map(r -> r.reply().text()).toList()));
+            insert.setArray(at.next(), SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
+            insert.setArray(at.next(), SqlArrays.bigint(connection,
+                    requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
+        }, Script.exactly(requests.size(), "request entries on " + partition + " written concurrently"));
     }
 
-    private void insertEvents(List<EventEntry> events) throws SQLException {
+    private void insertEvents(Script script, List<EventEntry> events) {
         if (events.isEmpty()) {
             return;
         }
-        try (PreparedStatement insert = connection.prepareStatement(INSERT_EVENTS)) {
-            insert.setString(1, partition.topic());
-            insert.setInt(2, partition.partition());
-            insert.setArray(3, SqlArrays.bigint(connection, events.stream().map(EventEntry::offset).toList()));
-            insert.setArray(4, SqlArrays.integer(connection, events.stream().map(EventEntry::index).toList()));
-            insert.setArray(5, SqlArrays.text(connection, events.stream().map(EventEntry::resource).toList()));
-            insert.setArray(6, SqlArrays.text(connection, events.stream().map(EventEntry::value).toList()));
-            insert.executeUpdate();
-        }
+        script.add(INSERT_EVENTS, (insert, at) -> {
+            insert.setString(at.next(), partition.topic());
+            insert.setInt(at.next(), partition.partition());
+            insert.setArray(at.next(), SqlArrays.bigint(connection, events.stream().map(EventEntry::offset).toList()));
+            insert.setArray(at.next(), SqlArrays.integer(connection, events.stream().map(EventEntry::index).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection, events.stream().map(EventEntry::resource).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection, events.stream().map(EventEntry::value).toList()));
+        }, Script.exactly(events.size(), "lease events on " + partition + " written concurrently"));
     }
 
     private StoreException fail(String what, SQLException e) {
