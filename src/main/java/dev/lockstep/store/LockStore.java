@@ -17,10 +17,17 @@ public interface LockStore extends AutoCloseable {
      * record can observe them) and up to {@code limit} request entries older than their
      * partition's clock minus its request retention, in one short transaction that skips rows a
      * batch has locked. Log time only: when it runs changes no reply. Call it again while it
-     * returns full batches. Also gives tables that filled since they were created their first
-     * planner statistics, which autovacuum would give them only later.
+     * returns full batches.
      */
     SweepResult sweep(int limit);
+
+    /**
+     * Gives the hot tables that filled since they were created their first planner statistics,
+     * which autovacuum would give them only later (the sweeper asks until it is done).
+     *
+     * @return whether every hot table has statistics, so that asking again is useless
+     */
+    boolean giveNewTablesStatistics();
 
     /**
      * Asks the database whether it answers, within a couple of seconds.

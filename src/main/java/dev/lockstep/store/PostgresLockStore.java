@@ -180,9 +180,6 @@ public final class PostgresLockStore implements LockStore {
                 events.setInt(1, limit);
                 int removedEvents = events.executeUpdate();
                 connection.commit();
-                if (!TableStatistics.analyzeNew(connection).isEmpty()) {
-                    connection.commit();
-                }
                 return new SweepResult(removedLeases, removedRequests, removedEvents);
             } catch (SQLException e) {
                 rollbackQuietly(connection, e);
@@ -190,6 +187,17 @@ public final class PostgresLockStore implements LockStore {
             }
         } catch (SQLException e) {
             throw new StoreException("sweeping ended leases, old request entries and published events failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean giveNewTablesStatistics() {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean done = TableStatistics.analyzeNew(connection);
+            connection.commit();
+            return done;
+        } catch (SQLException e) {
+            throw new StoreException("analyzing new tables failed: " + e.getMessage(), e);
         }
     }
 

@@ -30,29 +30,38 @@ final class TableStatistics {
             "distributed_locks", "ANALYZE distributed_locks",
             "lease_events", "ANALYZE lease_events");
     private static final String NEVER_ANALYZED =
-            "SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = ANY(?) "
-                    + "AND last_analyze IS NULL AND last_autoanalyze IS NULL AND n_mod_since_analyze >= ?";
+            "SELECT relname, n_mod_since_analyze >= ? FROM pg_stat_user_tables WHERE schemaname = current_schema() "
+                    + "AND relname = ANY(?) AND last_analyze IS NULL AND last_autoanalyze IS NULL";
 
     private TableStatistics() {
     }
 
-    /** Analyzes the hot tables that were never analyzed and have {@link #ROWS} changes; returns their names. */
-    static List<String> analyzeNew(Connection connection) throws SQLException {
-        List<String> analyzed = new ArrayList<>();
+    /**
+     * Analyzes the hot tables that were never analyzed and have {@link #ROWS} changes.
+     *
+     * @return whether every hot table has statistics now (nothing left to do)
+     */
+    static boolean analyzeNew(Connection connection) throws SQLException {
+        List<String> due = new ArrayList<>();
+        int waiting = 0;
         try (PreparedStatement select = connection.prepareStatement(NEVER_ANALYZED)) {
-            select.setArray(1, SqlArrays.text(connection, ANALYZE.keySet()));
-            select.setInt(2, ROWS);
+            select.setInt(1, ROWS);
+            select.setArray(2, SqlArrays.text(connection, ANALYZE.keySet()));
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    analyzed.add(rs.getString(1));
+                    if (rs.getBoolean(2)) {
+                        due.add(rs.getString(1));
+                    } else {
+                        waiting++;
+                    }
                 }
             }
         }
         try (Statement statement = connection.createStatement()) {
-            for (String table : analyzed) {
+            for (String table : due) {
                 statement.execute(ANALYZE.get(table));
             }
         }
-        return analyzed;
+        return waiting == 0;
     }
 }

@@ -3,8 +3,10 @@ package dev.lockstep.worker;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.StoreException;
 import dev.lockstep.store.SweepResult;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,10 +20,12 @@ final class Sweeper implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sweeper.class);
     private static final int MAX_BATCHES_PER_RUN = 100;
+    private static final Duration STATISTICS_EVERY = Duration.ofSeconds(2);
 
     private final LockStore store;
     private final Retention retention;
     private ScheduledExecutorService executor;
+    private volatile ScheduledFuture<?> statistics;
 
     Sweeper(LockStore store, Retention retention) {
         this.store = store;
@@ -36,6 +40,19 @@ final class Sweeper implements AutoCloseable {
         });
         long every = retention.interval().toMillis();
         executor.scheduleWithFixedDelay(this::sweepNow, every, every, TimeUnit.MILLISECONDS);
+        statistics = executor.scheduleWithFixedDelay(this::giveNewTablesStatistics, STATISTICS_EVERY.toMillis(),
+                STATISTICS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Until every hot table has planner statistics: a fresh database's first minutes, not a sweep interval later. */
+    private void giveNewTablesStatistics() {
+        try {
+            if (store.giveNewTablesStatistics()) {
+                statistics.cancel(false);
+            }
+        } catch (StoreException e) {
+            LOG.debug("analyzing new tables failed, will try again: {}", e.getMessage());
+        }
     }
 
     /** One run: batches until one comes back less than full, at most {@value #MAX_BATCHES_PER_RUN}. */

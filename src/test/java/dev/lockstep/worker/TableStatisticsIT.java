@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A fresh database's hot tables get planner statistics from the sweeper, without waiting for
+ * A fresh database's hot tables get planner statistics from the worker, without waiting for
  * autovacuum: until then PostgreSQL read every request entry of a partition to find one.
  */
 class TableStatisticsIT {
@@ -32,7 +32,7 @@ class TableStatisticsIT {
     static final LockstepExtension env = new LockstepExtension();
 
     @Test
-    void theSweeperAnalyzesFilledTablesSoARequestIsFoundByItsKey() throws Exception {
+    void filledTablesAreAnalyzedSoARequestIsFoundByItsKey() throws Exception {
         try (LockStore store = PostgresLockStore.open(env.database())) {
             PartitionId partition = new PartitionId("stats", 0);
             Batches.start(store, partition);
@@ -48,10 +48,10 @@ class TableStatisticsIT {
             assertThat(analyzed("request_log")).as("a fresh table, before any sweep").isFalse();
 
             // The statistics collector reports changes within a second or so.
-            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200)).until(() -> {
-                store.sweep(1_000);
-                return analyzed("request_log") && analyzed("distributed_locks") && analyzed("lease_events");
-            });
+            await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(200))
+                    .until(store::giveNewTablesStatistics);
+            assertThat(List.of("request_log", "distributed_locks", "lease_events")).allSatisfy(
+                    table -> assertThat(analyzed(table)).as(table).isTrue());
 
             assertThat(plan("EXPLAIN SELECT request_id, reply FROM request_log WHERE topic = 'stats' AND partition = 0 "
                     + "AND request_id = ANY('{q7,q700}')"))

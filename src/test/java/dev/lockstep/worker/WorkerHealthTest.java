@@ -34,6 +34,11 @@ class WorkerHealthTest {
         }
 
         @Override
+        public boolean giveNewTablesStatistics() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public void ping() {
             if (down) {
                 throw new StoreException("Connection refused", null);
