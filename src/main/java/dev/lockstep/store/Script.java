@@ -9,9 +9,9 @@ import java.util.List;
 /**
  * Several parameterized statements sent to PostgreSQL as one: the driver sends them in one
  * round trip and they run in order, each seeing the one before, as separate statements would.
- * A batch's writes were five round trips, each a wake-up of the database backend and of the
+ * A batch's writes were up to six round trips, each a wake-up of the database backend and of the
  * apply thread; on a machine whose cores the broker and the database share, that was a large part
- * of a batch's cost. Each statement's row count is checked as it was checked alone.
+ * of a batch's cost. Each statement's row count is checked against what it must be.
  *
  * <pre>{@code
  * Script script = new Script();
@@ -49,8 +49,6 @@ final class Script {
         }
     }
 
-    static final Check ANY = count -> { };
-
     private final List<String> statements = new ArrayList<>();
     private final List<Binder> binders = new ArrayList<>();
     private final List<Check> checks = new ArrayList<>();
@@ -71,10 +69,6 @@ final class Script {
         statements.add(sql);
         binders.add(binder);
         checks.add(check);
-    }
-
-    boolean isEmpty() {
-        return statements.isEmpty();
     }
 
     void run(Connection connection) throws SQLException {
