@@ -1,6 +1,7 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.bench.Benchmark;
+import dev.lockstep.bench.StoreThroughput;
 import dev.lockstep.bench.peers.PeerBench;
 import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.kafka.KafkaSettings;
@@ -103,7 +104,7 @@ final class BenchCommand implements Callable<Integer> {
             + "installed here (Debian's etcd-server, zookeeper, redis-server), on free ports, durable settings.")
     boolean startPeers;
 
-    @Option(names = "--callers", defaultValue = "16", description = "With --peers: callers at once. "
+    @Option(names = "--callers", defaultValue = "16", description = "With --peers and --store: callers at once. "
             + "Default: ${DEFAULT-VALUE}.")
     int callers;
 
@@ -114,6 +115,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--replay", description = "Measure only lockstep replay's engine, in memory on one thread "
             + "(no broker, no database): records/s against reading and answering alone.")
     boolean replay;
+
+    @Option(names = "--store", description = "Measure only the database's share: the worker's batch step driven "
+            + "directly (no broker), one caller and then --callers, batches of one command and of 16, against a bare "
+            + "transaction measured in the same run.")
+    boolean store;
 
     @Spec
     CommandSpec spec;
@@ -134,6 +140,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (peers) {
             return peers(printer);
+        }
+        if (store) {
+            return store(printer);
         }
         List<ApplyMode> chosenModes = modes != null ? modes
                 : trace ? List.of(ApplyMode.ECHO, ApplyMode.BATCH) : Benchmark.MODES;
@@ -168,22 +177,58 @@ final class BenchCommand implements Callable<Integer> {
      */
     private int withBrokerAndDatabase(PrintWriter printer, Run run) throws IOException, InterruptedException,
             SQLException {
+        Path brokerDir = Files.createTempDirectory("lockstep-bench-kafka-");
+        try {
+            return withDatabase(databaseUrl -> {
+                try (EmbeddedKafka embedded = bootstrapServers == null ? EmbeddedKafka.start(0, brokerDir) : null) {
+                    String bootstrap = embedded != null ? embedded.bootstrapServers() : bootstrapServers;
+                    printer.println("lockstep bench: broker " + bootstrap + (embedded != null ? " (embedded)" : "")
+                            + ", database " + DatabaseSettings.redact(databaseUrl) + ", "
+                            + Runtime.getRuntime().availableProcessors() + " cores");
+                    KafkaSettings kafka = new KafkaSettings(bootstrap,
+                            kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
+                    run.against(kafka, databaseUrl);
+                }
+            });
+        } finally {
+            deleteTree(brokerDir);
+        }
+    }
+
+    /** What runs against the run's database alone. */
+    @FunctionalInterface
+    private interface DatabaseRun {
+        void against(String databaseUrl) throws IOException, InterruptedException, SQLException;
+    }
+
+    /** Runs {@code run} against a database of its own on the server of --db-url, dropped after. */
+    private int withDatabase(DatabaseRun run) throws IOException, InterruptedException, SQLException {
         DatabaseSettings server = DatabaseSettings.of(dbUrl);
         String database = "lockstep_bench_" + ProcessHandle.current().pid();
         execute(server, "CREATE DATABASE " + database);
-        Path brokerDir = Files.createTempDirectory("lockstep-bench-kafka-");
-        try (EmbeddedKafka embedded = bootstrapServers == null ? EmbeddedKafka.start(0, brokerDir) : null) {
-            String bootstrap = embedded != null ? embedded.bootstrapServers() : bootstrapServers;
-            printer.println("lockstep bench: broker " + bootstrap + (embedded != null ? " (embedded)" : "")
-                    + ", database " + database + ", " + Runtime.getRuntime().availableProcessors() + " cores");
-            KafkaSettings kafka = new KafkaSettings(bootstrap,
-                    kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
-            run.against(kafka, server.withDatabase(database).jdbcUrl());
+        try {
+            run.against(server.withDatabase(database).jdbcUrl());
         } finally {
             execute(server, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-            deleteTree(brokerDir);
         }
         return ExitCodes.OK;
+    }
+
+    private int store(PrintWriter printer) throws IOException, InterruptedException, SQLException {
+        return withDatabase(databaseUrl -> {
+            printer.println("lockstep bench --store: database " + DatabaseSettings.redact(databaseUrl) + ", "
+                    + Runtime.getRuntime().availableProcessors() + " cores, " + (seconds != null ? seconds : 10)
+                    + " s per round after 3 s unrecorded");
+            try (LockStore lockStore = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
+                StoreThroughput.Result result = new StoreThroughput(lockStore, Duration.ofSeconds(3),
+                        Duration.ofSeconds(seconds != null ? seconds : 10)).measure(callers, 16, printer);
+                long unexpected = result.rounds().stream().mapToLong(StoreThroughput.Figures::unexpected).sum();
+                if (unexpected > 0) {
+                    throw new IllegalStateException(unexpected + " replies were not as expected (an acquire not "
+                            + "acquired, a release not released): the figures measure something else");
+                }
+            }
+        });
     }
 
     private static void deleteTree(Path root) throws IOException {
