@@ -67,10 +67,14 @@ public final class PostgresLockStore implements LockStore {
         config.setMaximumPoolSize(settings.poolSize());
         config.setAutoCommit(false);
         config.setPoolName("lockstep");
-        // Every table starts empty. A generic plan cached while a table was small keeps scanning
-        // it sequentially after it has grown (measured: request_log read 20 M rows in a 10 s
-        // benchmark); a custom plan per execution sees the table as it is and uses the index.
-        config.setConnectionInitSql("SET plan_cache_mode = force_custom_plan");
+        // PostgreSQL's own choice, whatever the server's default: a statement's cached generic plan
+        // once it costs no more than planning each execution would, which saves about a third of
+        // the database's time per batch (bench --store, docs/benchmarks.md). Every table starts
+        // empty, and a generic plan made then would scan it after it has grown (request_log read
+        // 20 M rows in a 10 s benchmark, when custom plans were forced for that reason): the worker
+        // gives each hot table statistics once it has 1,000 changes (TableStatistics), and new
+        // statistics make PostgreSQL plan its statements again.
+        config.setConnectionInitSql("SET plan_cache_mode = auto");
         // Fail fast at start with a clear message instead of waiting 30 s for a pool that cannot fill.
         config.setInitializationFailTimeout(5_000);
         // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:
