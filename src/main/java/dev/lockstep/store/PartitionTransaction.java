@@ -21,8 +21,15 @@ public interface PartitionTransaction {
     /** The partition's record, read under a row lock held until the transaction ends; empty if never started. */
     Optional<StoredPartition> partition();
 
-    /** The entries of those request IDs that were applied on this partition and not swept yet. */
-    Map<String, RequestEntry> requests(Collection<String> requestIds);
+    /**
+     * The partition's record, locked as by {@link #partition()}, and the entries of those request
+     * IDs that were applied on this partition and not swept yet: one round trip, the lock taken first.
+     */
+    Opening open(Collection<String> requestIds);
+
+    /** What a batch reads first. */
+    record Opening(Optional<StoredPartition> partition, Map<String, RequestEntry> requests) {
+    }
 
     /**
      * The latest lease of each of {@code resources} that has one, and every lease of the partition

@@ -97,13 +97,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
             try (ResultSet rs = select.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                PartitionPosition position = new PartitionPosition(rs.getLong(2), SqlArrays.instant(rs, 3), rs.getLong(4),
-                        SqlArrays.quarantine(rs, 5));
-                return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
-                        Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
+                return SqlArrays.storedPartition(rs);
             }
         } catch (SQLException e) {
             throw fail("reading the partition's position", e);
@@ -111,24 +105,32 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public Map<String, RequestEntry> requests(Collection<String> requestIds) {
-        Map<String, RequestEntry> entries = new HashMap<>();
-        if (requestIds.isEmpty()) {
-            return entries;
-        }
-        try (PreparedStatement select = connection.prepareStatement(SELECT_REQUESTS)) {
+    public Opening open(Collection<String> requestIds) {
+        // Two statements sent as one, run in order: the row lock is held before the entries are read.
+        try (PreparedStatement select = connection.prepareStatement(SELECT_PARTITION + ";\n" + SELECT_REQUESTS)) {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
-            select.setArray(3, SqlArrays.text(connection, requestIds));
-            try (ResultSet rs = select.executeQuery()) {
+            select.setString(3, partition.topic());
+            select.setInt(4, partition.partition());
+            select.setArray(5, SqlArrays.text(connection, requestIds));
+            select.execute();
+            Optional<StoredPartition> stored;
+            try (ResultSet rs = select.getResultSet()) {
+                stored = SqlArrays.storedPartition(rs);
+            }
+            if (!select.getMoreResults()) {
+                throw new SQLException("no request entries came back with the partition's position");
+            }
+            Map<String, RequestEntry> entries = new HashMap<>();
+            try (ResultSet rs = select.getResultSet()) {
                 while (rs.next()) {
                     RequestEntry entry = SqlArrays.requestEntry(rs);
                     entries.put(entry.requestId(), entry);
                 }
             }
-            return entries;
+            return new Opening(stored, entries);
         } catch (SQLException e) {
-            throw fail("reading request entries", e);
+            throw fail("reading the partition's position and request entries", e);
         }
     }
 

@@ -1,7 +1,10 @@
 package dev.lockstep.store;
 
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.StoredReply;
 import dev.lockstep.protocol.Fingerprint;
 import java.sql.Array;
@@ -17,7 +20,7 @@ import java.util.Optional;
 
 /**
  * Values bound to and read from statements: whole batches as array parameters (so that the number of
- * statements does not grow with the batch), times, request entries and quarantines.
+ * statements does not grow with the batch), times, request entries, partition records and quarantines.
  */
 final class SqlArrays {
 
@@ -37,6 +40,19 @@ final class SqlArrays {
 
     static Array integer(Connection connection, Collection<Integer> values) throws SQLException {
         return connection.createArrayOf("integer", values.toArray(Integer[]::new));
+    }
+
+    /**
+     * The partition's record from the columns {@code topic_id, next_offset, last_now, token_base,
+     * quarantine_from, quarantine_to, quarantine_until, settings}, in order; empty without a row.
+     */
+    static Optional<StoredPartition> storedPartition(ResultSet rs) throws SQLException {
+        if (!rs.next()) {
+            return Optional.empty();
+        }
+        PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4), quarantine(rs, 5));
+        return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
+                Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
     }
 
     /** A request entry from the columns {@code request_id, fingerprint, reply, record_offset, applied_at}, in order. */

@@ -71,18 +71,19 @@ final class BatchProcessor implements RecordProcessor {
     }
 
     private List<Outbound> apply(PartitionId partition, List<Inbound> records, PartitionTransaction tx) {
-        StoredPartition stored = tx.partition().orElseThrow(() -> new IllegalStateException(
-                "partition " + partition + " was never started: a worker positions it when it is assigned"));
-        check(partition, stored);
-        PartitionPosition loaded = stored.position();
         long decoding = System.nanoTime();
         PartitionMachine.Batch batch = machine.prepare(records);
         timings.decoded(Duration.ofNanos(System.nanoTime() - decoding));
+        PartitionTransaction.Opening opening = tx.open(batch.requestIds());
+        StoredPartition stored = opening.partition().orElseThrow(() -> new IllegalStateException(
+                "partition " + partition + " was never started: a worker positions it when it is assigned"));
+        check(partition, stored);
+        PartitionPosition loaded = stored.position();
         long first = records.get(0).offset();
         Instant endingBy = batch.latestTimeFrom(loaded.nextOffset()).orElse(loaded.clock());
         PartitionState state = new PartitionState(loaded,
                 tx.leasesForUpdate(batch.resourcesFrom(loaded.nextOffset()), loaded.clock(), endingBy),
-                tx.requests(batch.requestIds()),
+                opening.requests(),
                 first < loaded.nextOffset() ? tx.events(first, loaded.nextOffset()) : List.of());
         List<Outbound> out = batch.applyTo(state);
         out.forEach(result -> {
