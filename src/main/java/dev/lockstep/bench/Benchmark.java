@@ -105,7 +105,8 @@ public final class Benchmark {
                     false),
                     scenario, mode, Optional.empty(), store);
         }
-        out.println("(warm-up done: " + WARM_UP.toSeconds() + " s of each mode, not recorded)");
+        out.println("(warm-up done: " + WARM_UP.toSeconds() + " s of each mode, not recorded) "
+                + JitSettling.describe(JitSettling.ofThisJvm().await(Duration.ofSeconds(60))));
     }
 
     private BenchResult measure(Plan plan, Scenario scenario, ApplyMode mode, Optional<Integer> load, LockStore store)

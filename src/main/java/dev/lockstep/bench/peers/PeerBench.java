@@ -46,7 +46,11 @@ public final class PeerBench {
     /** Measures lockstep (through {@code lockstep}) and every peer it can; prints and writes the table and chart. */
     public List<PeerWorkload.Figures> run(KafkaSettings kafka, LockStore store, Options options)
             throws IOException, InterruptedException {
-        PeerWorkload workload = new PeerWorkload(options.sequentialPairs(), options.callers(), options.concurrentFor());
+        PeerWorkload workload = new PeerWorkload(options.sequentialPairs(), options.callers(), options.concurrentFor(),
+                line -> {
+                    out.println(line);
+                    out.flush();
+                });
         List<PeerWorkload.Figures> figures = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         try (LockstepSide lockstep = LockstepSide.start(kafka, store)) {

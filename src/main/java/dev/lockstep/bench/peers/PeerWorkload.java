@@ -1,5 +1,6 @@
 package dev.lockstep.bench.peers;
 
+import dev.lockstep.bench.JitSettling;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 
@@ -28,24 +30,31 @@ final class PeerWorkload {
             long errors) {
     }
 
+    private static final Duration SETTLING = Duration.ofSeconds(60);
+
     private final int sequentialPairs;
     private final int callers;
     private final Duration concurrentFor;
+    private final Consumer<String> progress;
 
-    PeerWorkload(int sequentialPairs, int callers, Duration concurrentFor) {
+    /** @param progress where to say how the JIT stood after each warm-up */
+    PeerWorkload(int sequentialPairs, int callers, Duration concurrentFor, Consumer<String> progress) {
         this.sequentialPairs = sequentialPairs;
         this.callers = callers;
         this.concurrentFor = concurrentFor;
+        this.progress = progress;
     }
 
     /**
      * The whole workload once unrecorded, then once measured: every peer is warm when measured
      * (connections made, caches filled; for lockstep and ZooKeeper, which run on a JVM, the JIT's
-     * compiling done: on two cores it takes a core for the first minute).
+     * compiling done: on two cores it takes a core for the first minute). Lockstep's side runs in
+     * this JVM: the measured pass waits until its JIT has settled, up to a minute.
      */
     Figures measure(String name, String described, LockPeer peer) throws InterruptedException {
         String run = name + "-" + System.nanoTime();
         once(peer, run + "-warm");
+        progress.accept(name + ": " + JitSettling.describe(JitSettling.ofThisJvm().await(SETTLING)));
         return once(peer, run).figures(name, described);
     }
 
