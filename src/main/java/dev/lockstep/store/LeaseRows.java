@@ -23,7 +23,7 @@ final class LeaseRows {
 
     // The batch's resources, and the partition's leases that end within the batch's log time
     // (their expiry is an event the batch shows).
-    private static final String SELECT =
+    static final String SELECT =
             "SELECT resource, owner, fencing_token, acquired_at, expires_at, topic, partition FROM distributed_locks "
                     + "WHERE resource = ANY(?) OR (topic = ? AND partition = ? AND expires_at > "
                     + EPOCH_MS.formatted("?") + " AND expires_at <= " + EPOCH_MS.formatted("?")
@@ -63,23 +63,35 @@ final class LeaseRows {
      */
     Map<String, Lease> forUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy)
             throws SQLException {
-        Map<String, Lease> leases = new HashMap<>();
         try (PreparedStatement select = connection.prepareStatement(SELECT)) {
-            select.setArray(1, SqlArrays.text(connection, resources));
-            select.setString(2, partition.topic());
-            select.setInt(3, partition.partition());
-            select.setLong(4, endingAfter.toEpochMilli());
-            select.setLong(5, endingBy.toEpochMilli());
+            bind(select, 1, resources, endingAfter, endingBy);
             try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    Lease lease = new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), SqlArrays.instant(rs, 4),
-                            SqlArrays.instant(rs, 5));
-                    seenTokens.put(lease.resource(), lease.fencingToken());
-                    boolean ours = partition.topic().equals(rs.getString(6)) && rs.getInt(7) == partition.partition();
-                    if (ours || lease.isLiveAt(endingAfter)) {
-                        leases.put(lease.resource(), lease);
-                    }
-                }
+                return read(rs, endingAfter);
+            }
+        }
+    }
+
+    /** Binds {@link #SELECT}'s parameters from index {@code first} on. */
+    void bind(PreparedStatement select, int first, Collection<String> resources, Instant endingAfter, Instant endingBy)
+            throws SQLException {
+        select.setArray(first, SqlArrays.text(connection, resources));
+        select.setString(first + 1, partition.topic());
+        select.setInt(first + 2, partition.partition());
+        select.setLong(first + 3, endingAfter.toEpochMilli());
+        select.setLong(first + 4, endingBy.toEpochMilli());
+    }
+
+    /** The leases of {@link #SELECT}'s rows; the tokens seen are those the batch's writes are conditional on. */
+    Map<String, Lease> read(ResultSet rs, Instant endingAfter) throws SQLException {
+        seenTokens.clear();
+        Map<String, Lease> leases = new HashMap<>();
+        while (rs.next()) {
+            Lease lease = new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), SqlArrays.instant(rs, 4),
+                    SqlArrays.instant(rs, 5));
+            seenTokens.put(lease.resource(), lease.fencingToken());
+            boolean ours = partition.topic().equals(rs.getString(6)) && rs.getInt(7) == partition.partition();
+            if (ours || lease.isLiveAt(endingAfter)) {
+                leases.put(lease.resource(), lease);
             }
         }
         return leases;

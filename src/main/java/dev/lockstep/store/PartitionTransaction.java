@@ -11,6 +11,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One batch's view of the store, inside one transaction that holds the partition's progress row
@@ -22,19 +23,27 @@ public interface PartitionTransaction {
     Optional<StoredPartition> partition();
 
     /**
-     * The partition's record, locked as by {@link #partition()}, and the entries of those request
-     * IDs that were applied on this partition and not swept yet: one round trip, the lock taken first.
+     * The partition's record, locked as by {@link #partition()}, the entries of those request IDs
+     * that were applied on this partition and not swept yet, and, when a guess is given, the
+     * leases {@link #leasesForUpdate} would read for it: one round trip, the lock taken first.
+     *
+     * @param guess the leases the batch will read if the partition stands where it last stood
      */
-    Opening open(Collection<String> requestIds);
+    Opening open(Collection<String> requestIds, Optional<LeaseQuery> guess);
 
-    /** What a batch reads first. */
-    record Opening(Optional<StoredPartition> partition, Map<String, RequestEntry> requests) {
+    /** What a batch reads first; {@code guessed} holds the leases of the guess, when one was given. */
+    record Opening(Optional<StoredPartition> partition, Map<String, RequestEntry> requests,
+            Optional<Map<String, Lease>> guessed) {
+    }
+
+    /** The arguments of {@link #leasesForUpdate}. */
+    record LeaseQuery(Set<String> resources, Instant endingAfter, Instant endingBy) {
     }
 
     /**
      * The latest lease of each of {@code resources} that has one, and every lease of the partition
      * that ends after {@code endingAfter} and no later than {@code endingBy}; locked for update
-     * until the transaction ends.
+     * until the transaction ends. A batch reads its leases once: a read replaces any before it.
      */
     Map<String, Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
 

@@ -3,14 +3,12 @@ package dev.lockstep.store;
 import static dev.lockstep.store.SqlArrays.EPOCH_MS;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
-import dev.lockstep.engine.StoredReply;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import java.nio.charset.StandardCharsets;
@@ -35,21 +33,6 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     private static final String SELECT_PARTITION =
             "SELECT topic_id, next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
                     + "settings FROM partition_progress WHERE topic = ? AND partition = ? FOR UPDATE";
-    private static final String UPSERT_PARTITION =
-            "INSERT INTO partition_progress (topic, partition, topic_id, next_offset, last_now, token_base, "
-                    + "quarantine_from, quarantine_to, quarantine_until, settings, request_retention_ms, acked_offset) "
-                    + "VALUES (?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", ?, ?, ?, " + EPOCH_MS.formatted("?")
-                    + ", ?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET topic_id = EXCLUDED.topic_id, "
-                    // Within one incarnation, replies not yet acknowledged stay owed.
-                    + "acked_offset = CASE WHEN partition_progress.topic_id = EXCLUDED.topic_id "
-                    + "THEN LEAST(partition_progress.acked_offset, EXCLUDED.acked_offset) ELSE EXCLUDED.acked_offset END, "
-                    + "next_offset = EXCLUDED.next_offset, last_now = EXCLUDED.last_now, "
-                    + "token_base = EXCLUDED.token_base, quarantine_from = EXCLUDED.quarantine_from, "
-                    + "quarantine_to = EXCLUDED.quarantine_to, quarantine_until = EXCLUDED.quarantine_until, "
-                    + "settings = EXCLUDED.settings, request_retention_ms = EXCLUDED.request_retention_ms";
-    private static final String INSERT_EPOCH =
-            "INSERT INTO partition_epochs (topic, partition, start_offset, topic_id, token_base, settings, reason, "
-                    + "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
     private static final String UPDATE_POSITION =
             "UPDATE partition_progress SET next_offset = ?, last_now = " + EPOCH_MS.formatted("?")
                     + ", quarantine_from = ?, quarantine_to = ?, quarantine_until = " + EPOCH_MS.formatted("?")
@@ -73,8 +56,6 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             "INSERT INTO lease_events (topic, partition, record_offset, event_index, resource, event) "
                     + "SELECT ?, ?, off, idx, res, body FROM unnest(?::bigint[], ?::integer[], ?::text[], ?::text[]) "
                     + "AS u(off, idx, res, body)";
-    // A new epoch's offsets start again; the old incarnation's events cannot be fetched again.
-    private static final String DELETE_EVENTS = "DELETE FROM lease_events WHERE topic = ? AND partition = ?";
     private static final String SELECT_LARGEST_TOKEN = "SELECT COALESCE(MAX(fencing_token), 0) FROM distributed_locks";
 
     private final Connection connection;
@@ -105,33 +86,47 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public Opening open(Collection<String> requestIds) {
-        // Two statements sent as one, run in order: the row lock is held before the entries are read.
-        try (PreparedStatement select = connection.prepareStatement(SELECT_PARTITION + ";\n" + SELECT_REQUESTS)) {
+    public Opening open(Collection<String> requestIds, Optional<LeaseQuery> guess) {
+        // Statements sent as one, run in order: the row lock is held before anything else is read.
+        String sql = SELECT_PARTITION + ";\n" + SELECT_REQUESTS + (guess.isPresent() ? ";\n" + LeaseRows.SELECT : "");
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
             select.setString(3, partition.topic());
             select.setInt(4, partition.partition());
             select.setArray(5, SqlArrays.text(connection, requestIds));
+            if (guess.isPresent()) {
+                leases.bind(select, 6, guess.get().resources(), guess.get().endingAfter(), guess.get().endingBy());
+            }
             select.execute();
             Optional<StoredPartition> stored;
             try (ResultSet rs = select.getResultSet()) {
                 stored = SqlArrays.storedPartition(rs);
             }
-            if (!select.getMoreResults()) {
-                throw new SQLException("no request entries came back with the partition's position");
-            }
             Map<String, RequestEntry> entries = new HashMap<>();
-            try (ResultSet rs = select.getResultSet()) {
+            try (ResultSet rs = next(select)) {
                 while (rs.next()) {
                     RequestEntry entry = SqlArrays.requestEntry(rs);
                     entries.put(entry.requestId(), entry);
                 }
             }
-            return new Opening(stored, entries);
+            Optional<Map<String, Lease>> guessed = Optional.empty();
+            if (guess.isPresent()) {
+                try (ResultSet rs = next(select)) {
+                    guessed = Optional.of(leases.read(rs, guess.get().endingAfter()));
+                }
+            }
+            return new Opening(stored, entries, guessed);
         } catch (SQLException e) {
-            throw fail("reading the partition's position and request entries", e);
+            throw fail("reading the partition's position, request entries and leases", e);
         }
+    }
+
+    private static ResultSet next(PreparedStatement statements) throws SQLException {
+        if (!statements.getMoreResults()) {
+            throw new SQLException("a statement of the batch's first read returned no rows");
+        }
+        return statements.getResultSet();
     }
 
     @Override
@@ -225,36 +220,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     @Override
     public void begin(StoredPartition started, EpochOrigin origin, String reason) {
-        PartitionPosition position = started.position();
-        String topicId = started.topicId().orElseThrow(() -> new IllegalArgumentException("an epoch needs a topic ID"));
-        EngineSettings settings = started.settings()
-                .orElseThrow(() -> new IllegalArgumentException("an epoch needs settings"));
-        try (PreparedStatement upsert = connection.prepareStatement(UPSERT_PARTITION);
-                PreparedStatement epoch = connection.prepareStatement(INSERT_EPOCH);
-                PreparedStatement events = connection.prepareStatement(DELETE_EVENTS)) {
-            upsert.setString(1, partition.topic());
-            upsert.setInt(2, partition.partition());
-            upsert.setString(3, topicId);
-            upsert.setLong(4, position.nextOffset());
-            upsert.setLong(5, position.clock().toEpochMilli());
-            upsert.setLong(6, position.tokenBase());
-            SqlArrays.setQuarantine(upsert, 7, position.quarantine());
-            upsert.setString(10, settings.canonical());
-            upsert.setLong(11, settings.requestRetention().toMillis());
-            upsert.setLong(12, position.nextOffset());
-            upsert.executeUpdate();
-            epoch.setString(1, partition.topic());
-            epoch.setInt(2, partition.partition());
-            epoch.setLong(3, position.nextOffset());
-            epoch.setString(4, topicId);
-            epoch.setLong(5, position.tokenBase());
-            epoch.setString(6, settings.canonical());
-            epoch.setString(7, reason);
-            epoch.setString(8, origin.name());
-            epoch.executeUpdate();
-            events.setString(1, partition.topic());
-            events.setInt(2, partition.partition());
-            events.executeUpdate();
+        try {
+            EpochRows.begin(connection, partition, started, origin, reason);
         } catch (SQLException e) {
             throw fail("recording a new epoch", e);
         }

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
@@ -12,10 +13,12 @@ import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
+import dev.lockstep.store.PartitionTransaction.LeaseQuery;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
@@ -42,6 +45,8 @@ final class BatchProcessor implements RecordProcessor {
     private final CheckpointPolicy checkpoints;
     private final WorkerMetrics metrics;
     private final StageTimings timings;
+    /** Each partition's position after its last batch here (one batch per partition at a time, on any apply thread). */
+    private final Map<PartitionId, PartitionPosition> lastPositions = new ConcurrentHashMap<>();
 
     /**
      * @param topicId the command topic's ID as the worker last saw it; empty when it is not checked
@@ -74,16 +79,19 @@ final class BatchProcessor implements RecordProcessor {
         long decoding = System.nanoTime();
         PartitionMachine.Batch batch = machine.prepare(records);
         timings.decoded(Duration.ofNanos(System.nanoTime() - decoding));
-        PartitionTransaction.Opening opening = tx.open(batch.requestIds());
+        // Where the partition stood after its last batch here is where it almost always stands:
+        // its leases are read with the position, and read again only if it moved meanwhile.
+        Optional<LeaseQuery> guess = Optional.ofNullable(lastPositions.get(partition)).map(at -> leaseQuery(batch, at));
+        PartitionTransaction.Opening opening = tx.open(batch.requestIds(), guess);
         StoredPartition stored = opening.partition().orElseThrow(() -> new IllegalStateException(
                 "partition " + partition + " was never started: a worker positions it when it is assigned"));
         check(partition, stored);
         PartitionPosition loaded = stored.position();
         long first = records.get(0).offset();
-        Instant endingBy = batch.latestTimeFrom(loaded.nextOffset()).orElse(loaded.clock());
-        PartitionState state = new PartitionState(loaded,
-                tx.leasesForUpdate(batch.resourcesFrom(loaded.nextOffset()), loaded.clock(), endingBy),
-                opening.requests(),
+        LeaseQuery needed = leaseQuery(batch, loaded);
+        Map<String, Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
+                : tx.leasesForUpdate(needed.resources(), needed.endingAfter(), needed.endingBy());
+        PartitionState state = new PartitionState(loaded, leases, opening.requests(),
                 first < loaded.nextOffset() ? tx.events(first, loaded.nextOffset()) : List.of());
         List<Outbound> out = batch.applyTo(state);
         out.forEach(result -> {
@@ -91,6 +99,7 @@ final class BatchProcessor implements RecordProcessor {
                 LOG.warn("dead-lettering {}: {}", dead.source().position(), dead.reason());
             }
         });
+        lastPositions.put(partition, state.position());
         if (state.moved(loaded)) {
             tx.save(state, acknowledged.applyAsLong(partition));
             if (tx.checkpointIfDue(checkpoints)) {
@@ -99,6 +108,12 @@ final class BatchProcessor implements RecordProcessor {
             }
         }
         return out;
+    }
+
+    /** The leases a batch reads from {@code position}: those its records touch, and those ending within its log time. */
+    private static LeaseQuery leaseQuery(PartitionMachine.Batch batch, PartitionPosition position) {
+        return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), position.clock(),
+                batch.latestTimeFrom(position.nextOffset()).orElse(position.clock()));
     }
 
     private void check(PartitionId partition, StoredPartition stored) {

@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -120,6 +121,43 @@ class BatchProcessorIT {
         assertThat(nextOffset(partition)).isZero();
         Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1"), Instant.EPOCH, Instant.EPOCH));
         assertThat(leases).isEmpty();
+    }
+
+    @Test
+    void aBatchAppliedAgainAfterItFailedReadsItsLeasesWhereThePartitionStands() {
+        // A batch reads its leases with its position, guessing the partition stands where this
+        // processor left it. A batch that failed after the guess was updated leaves the guess
+        // ahead of the database: the retry must notice, or it would not see the lease it contends for.
+        PartitionId partition = new PartitionId("retried", 0);
+        Batches.start(store, partition);
+        AtomicBoolean crash = new AtomicBoolean();
+        BatchProcessor processor = Batches.processor(store, Batches.SETTINGS, p -> {
+            if (crash.getAndSet(false)) {
+                throw new IllegalStateException("crash before the batch is saved");
+            }
+            return 0L;
+        });
+        Instant t0 = Instant.parse("2026-12-04T00:00:00Z");
+        assertThat(outcomes(processor.process(partition,
+                List.of(Batches.record("retried", 0, "r", acquire("rt-0", "r", "o1"), t0))))).containsExactly("acquired");
+        List<Inbound> contending = List.of(Batches.record("retried", 1, "r", acquire("rt-1", "r", "o2"), t0.plusSeconds(1)),
+                Batches.record("retried", 2, "s", acquire("rt-2", "s", "o2"), t0.plusSeconds(2)));
+        crash.set(true);
+        assertThatThrownBy(() -> processor.process(partition, contending)).hasMessageContaining("crash");
+
+        assertThat(outcomes(processor.process(partition, contending))).containsExactly("not_acquired", "acquired");
+        assertThat(nextOffset(partition)).isEqualTo(3);
+        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("r", "s"), Instant.EPOCH,
+                Instant.EPOCH));
+        assertThat(leases.get("r").owner()).isEqualTo("o1");
+        assertThat(leases.get("s").owner()).isEqualTo("o2");
+    }
+
+    private static List<String> outcomes(List<Outbound> outbound) {
+        return outbound.stream().filter(Outbound.ReplyRecord.class::isInstance)
+                .map(o -> ((Outbound.ReplyRecord) o).answer())
+                .map(answer -> answer instanceof Outbound.Answer.Decided decided ? decided.outcome().wireName() : "repeated")
+                .toList();
     }
 
     private static long nextOffset(PartitionId partition) {

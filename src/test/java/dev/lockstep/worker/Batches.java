@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** Builds batch processors and command records for tests that drive the store without Kafka. */
@@ -36,7 +37,12 @@ final class Batches {
     }
 
     static BatchProcessor processor(LockStore store, EngineSettings settings) {
-        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, partition -> 0L, CheckpointPolicy.OFF,
+        return processor(store, settings, partition -> 0L);
+    }
+
+    /** @param acknowledged what the worker's acknowledgements say, asked inside each batch's transaction */
+    static BatchProcessor processor(LockStore store, EngineSettings settings, ToLongFunction<PartitionId> acknowledged) {
+        return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, acknowledged, CheckpointPolicy.OFF,
                 new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), StageTimings.NONE);
     }
 

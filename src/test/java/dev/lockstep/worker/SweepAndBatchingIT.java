@@ -184,7 +184,7 @@ class SweepAndBatchingIT {
         SweepResult early = aggressiveSweeper().sweepNow();
         assertThat(leases(partition, "swept"))
                 .as("live in log time, though long expired by the wall clock").containsKey("swept");
-        Map<String, RequestEntry> kept = store.inPartition(partition, tx -> tx.open(List.of("sw-1", "sw-2", "sw-3")).requests());
+        Map<String, RequestEntry> kept = store.inPartition(partition, tx -> tx.open(List.of("sw-1", "sw-2", "sw-3"), Optional.empty()).requests());
         assertThat(kept).hasSize(3);
         assertThat(early.removedAny()).isFalse();
 
