@@ -78,7 +78,7 @@ public final class StoreThroughput {
             bare.add(run("bare transaction", round[0], 0));
             rounds.add(run("acquire / release", round[0], round[1]));
             out.printf("%-18s callers %2d  batch %3d  %,9.0f commands/s  p50 %6.2f ms  p99 %6.2f ms  "
-                    + "(bare transaction p50 %.2f ms: %.1f×)%n", rounds.get(rounds.size() - 1).workload(), round[0],
+                    + "(bare transaction p50 %.2f ms: %.1f×)%n", last(rounds).workload(), round[0],
                     round[1], last(rounds).commandsPerSecond(), last(rounds).p50Millis(), last(rounds).p99Millis(),
                     last(bare).p50Millis(), last(rounds).p50Millis() / last(bare).p50Millis());
             out.flush();

@@ -68,7 +68,7 @@ public final class PostgresLockStore implements LockStore {
         config.setAutoCommit(false);
         config.setPoolName("lockstep");
         // PostgreSQL's own choice, whatever the server's default: a statement's cached generic plan
-        // once it costs no more than planning each execution would, which saves about a third of
+        // once it costs no more than planning each execution would, which saves about a quarter of
         // the database's time per batch (bench --store, docs/benchmarks.md). Every table starts
         // empty, and a generic plan made then would scan it after it has grown (request_log read
         // 20 M rows in a 10 s benchmark, when custom plans were forced for that reason): the worker

@@ -124,7 +124,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     private static ResultSet next(PreparedStatement statements) throws SQLException {
         if (!statements.getMoreResults()) {
-            throw new SQLException("a statement of the batch's first read returned no rows");
+            throw new SQLException("a statement of the batch's first read returned no result");
         }
         return statements.getResultSet();
     }
