@@ -6,6 +6,7 @@ import dev.lockstep.client.LockTimeoutException;
 import dev.lockstep.core.Command;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
+import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -24,9 +25,16 @@ final class ClientOptions {
             description = "How long to wait for the reply. Default: ${DEFAULT-VALUE}.")
     long timeoutSeconds;
 
+    /**
+     * A one-shot command's clients report no metrics over JMX (Kafka's default reporter): registering
+     * each client's metrics as MBeans took ~0.09 s of a command's ~0.8 s, for MBeans nobody could read
+     * before the process exits (docs/benchmarks.md#the-cli). {@code --kafka-config} may set them.
+     */
+    private static final Map<String, String> ONE_SHOT = Map.of("metric.reporters", "");
+
     /** The client settings these options describe. */
     LockClientSettings settings() {
-        return LockClientSettings.defaults(kafka.settings()).withTopics(kafka.topics())
+        return LockClientSettings.defaults(kafka.settings().withDefaults(ONE_SHOT)).withTopics(kafka.topics())
                 .withRequestTimeout(Duration.ofSeconds(timeoutSeconds));
     }
 

@@ -49,6 +49,13 @@ public record KafkaSettings(String bootstrapServers, Map<String, String> clientP
         return map;
     }
 
+    /** These settings with {@code defaults} under the client properties: a property given wins over its default. */
+    public KafkaSettings withDefaults(Map<String, String> defaults) {
+        Map<String, String> merged = new HashMap<>(defaults);
+        merged.putAll(clientProperties);
+        return new KafkaSettings(bootstrapServers, merged);
+    }
+
     /** The client properties with our own settings on top; the bootstrap servers always win. */
     public Map<String, Object> with(Map<String, Object> own) {
         return with(Map.of(), own);

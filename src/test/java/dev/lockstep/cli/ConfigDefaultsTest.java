@@ -33,6 +33,16 @@ class ConfigDefaultsTest {
     }
 
     @Test
+    void aLockCommandsClientsReportNoJmxMetricsUnlessTheKafkaConfigAsks(@TempDir Path dir) throws Exception {
+        assertThat(parseClient(Map.of()).settings().kafka().clientProperties()).containsEntry("metric.reporters", "");
+
+        Path config = dir.resolve("kafka.properties");
+        Files.writeString(config, "metric.reporters=org.apache.kafka.common.metrics.JmxReporter\n");
+        assertThat(parseClient(Map.of(), "--kafka-config", config.toString()).settings().kafka().clientProperties())
+                .containsEntry("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter");
+    }
+
+    @Test
     void aWrongFlagIsOneLineAndExitCodeTwo() {
         StringWriter err = new StringWriter();
         CommandLine cli = LockstepCli.commandLine(Map.of());
@@ -42,6 +52,10 @@ class ConfigDefaultsTest {
     }
 
     private static KafkaOptions parse(Map<String, String> env, String... args) {
+        return parseClient(env, args).kafka;
+    }
+
+    private static ClientOptions parseClient(Map<String, String> env, String... args) {
         CommandLine cli = LockstepCli.commandLine(env);
         String[] full = new String[args.length + 2];
         full[0] = "status";
@@ -49,6 +63,6 @@ class ConfigDefaultsTest {
         System.arraycopy(args, 0, full, 2, args.length);
         CommandLine.ParseResult result = cli.parseArgs(full);
         LockCommands.Status status = (LockCommands.Status) result.subcommand().commandSpec().userObject();
-        return status.client.kafka;
+        return status.client;
     }
 }

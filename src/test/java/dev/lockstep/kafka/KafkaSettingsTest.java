@@ -22,6 +22,15 @@ class KafkaSettingsTest {
     }
 
     @Test
+    void defaultsGoUnderTheClientProperties() {
+        KafkaSettings withDefaults = settings.withDefaults(Map.of("linger.ms", "0", "metric.reporters", ""));
+
+        assertThat(withDefaults.clientProperties()).containsEntry("linger.ms", "20").containsEntry("metric.reporters", "")
+                .containsEntry("sasl.mechanism", "PLAIN");
+        assertThat(withDefaults.bootstrapServers()).isEqualTo("broker:9092");
+    }
+
+    @Test
     void secretsAreMaskedInToString() {
         KafkaSettings secret = new KafkaSettings("b:1", Map.of("sasl.jaas.config", "user pass", "ssl.truststore.password", "x"));
 
