@@ -6,24 +6,47 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.worker.ApplyMode;
 import dev.lockstep.worker.StageTimings;
+import java.util.function.Function;
 
-/** Lockstep for the comparison: a worker as shipped on topics of its own, and the client library on them. */
+/**
+ * Lockstep for the comparison: a worker as shipped on topics of its own, and the client library on
+ * them; or the same worker in echo mode, the Kafka floor under it.
+ */
 final class LockstepSide implements AutoCloseable {
 
-    static final String DESCRIBED = "lockstep (Java client library; worker, Kafka 4.4 broker, PostgreSQL)";
+    /** What a side runs: the worker's mode and the peer the client library plays. */
+    enum Kind {
+        LOCKSTEP("lockstep", "lockstep (Java client library; worker, Kafka 4.4 broker, PostgreSQL)", ApplyMode.BATCH,
+                LockstepPeer::new),
+        ECHO("echo", "not a lock: the same client and worker in echo mode, no database (Kafka's round trips alone)",
+                ApplyMode.ECHO, EchoPeer::new);
+
+        final String peerName;
+        final String described;
+        private final ApplyMode mode;
+        private final Function<LockClientSettings, LockPeer> client;
+
+        Kind(String peerName, String described, ApplyMode mode, Function<LockClientSettings, LockPeer> client) {
+            this.peerName = peerName;
+            this.described = described;
+            this.mode = mode;
+            this.client = client;
+        }
+    }
+
     private static final int PARTITIONS = 12;
 
     private final BenchWorker worker;
-    private final LockstepPeer peer;
+    private final LockPeer peer;
 
-    private LockstepSide(BenchWorker worker, LockstepPeer peer) {
+    private LockstepSide(BenchWorker worker, LockPeer peer) {
         this.worker = worker;
         this.peer = peer;
     }
 
-    static LockstepSide start(KafkaSettings kafka, LockStore store) {
-        BenchWorker worker = BenchWorker.start(kafka, store, ApplyMode.BATCH, PARTITIONS, StageTimings.NONE);
-        return new LockstepSide(worker, new LockstepPeer(LockClientSettings.defaults(kafka).withTopics(worker.topics())));
+    static LockstepSide start(Kind kind, KafkaSettings kafka, LockStore store) {
+        BenchWorker worker = BenchWorker.start(kafka, store, kind.mode, PARTITIONS, StageTimings.NONE);
+        return new LockstepSide(worker, kind.client.apply(LockClientSettings.defaults(kafka).withTopics(worker.topics())));
     }
 
     LockPeer peer() {

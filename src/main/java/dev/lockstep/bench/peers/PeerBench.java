@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 
 /**
  * {@code lockstep bench --peers}: the same workload ({@link PeerWorkload}) against lockstep and
- * against etcd, ZooKeeper and Redis, each through its own client, side by side in one run. A peer
+ * against etcd, ZooKeeper and Redis, each through its own client, side by side in one run, with
+ * lockstep's Kafka floor (its worker in echo mode) as a row of its own. A peer
  * is given by URL, or started from the binaries installed on this machine when asked; one that
  * cannot be measured is reported and left out of the table, never faked.
  */
@@ -43,7 +44,7 @@ public final class PeerBench {
         this.out = out;
     }
 
-    /** Measures lockstep (through {@code lockstep}) and every peer it can; prints and writes the table and chart. */
+    /** Measures lockstep, its echo floor and every peer it can; prints and writes the table and chart. */
     public List<PeerWorkload.Figures> run(KafkaSettings kafka, LockStore store, Options options)
             throws IOException, InterruptedException {
         PeerWorkload workload = new PeerWorkload(options.sequentialPairs(), options.callers(), options.concurrentFor(),
@@ -53,8 +54,10 @@ public final class PeerBench {
                 });
         List<PeerWorkload.Figures> figures = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
-        try (LockstepSide lockstep = LockstepSide.start(kafka, store)) {
-            figures.add(workload.measure("lockstep", LockstepSide.DESCRIBED, lockstep.peer()));
+        for (LockstepSide.Kind kind : LockstepSide.Kind.values()) {
+            try (LockstepSide side = LockstepSide.start(kind, kafka, store)) {
+                figures.add(workload.measure(kind.peerName, kind.described, side.peer()));
+            }
         }
         Map<String, LockPeer.Provider> providers = ServiceLoader.load(LockPeer.Provider.class).stream()
                 .map(ServiceLoader.Provider::get).collect(Collectors.toMap(LockPeer.Provider::name, p -> p));

@@ -20,8 +20,8 @@ final class PeerReport {
     private static final int HEIGHT = 420;
     private static final int TOP = 60;
     private static final int BOTTOM = 80;
-    private static final Color[] COLORS = {new Color(0x1864ab), new Color(0x2b8a3e), new Color(0xe67700),
-        new Color(0xc92a2a)};
+    private static final Color[] COLORS = {new Color(0x1864ab), new Color(0x868e96), new Color(0x2b8a3e),
+        new Color(0xe67700), new Color(0xc92a2a)};
 
     private PeerReport() {
     }

@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A miniature {@code lockstep bench --peers} with lockstep's jar alone on the class path, as the
- * main build has it: lockstep is measured through its client library, and each peer whose client
- * is missing is reported as not measured, with no figures of its own. It asserts no speed.
+ * main build has it: lockstep and its echo floor are measured through its client library, and each
+ * peer whose client is missing is reported as not measured, with no figures of its own. It asserts
+ * no speed.
  */
 class PeerBenchIT {
 
@@ -37,18 +38,21 @@ class PeerBenchIT {
                     new PeerBench.Options(Map.of(), true, 20, 4, Duration.ofSeconds(2), out));
         }
 
-        assertThat(figures).extracting(PeerWorkload.Figures::peer).containsExactly("lockstep");
-        PeerWorkload.Figures lockstep = figures.get(0);
-        assertThat(lockstep.errors()).isZero();
-        assertThat(lockstep.acquireP50Ms()).isPositive().isLessThanOrEqualTo(lockstep.acquireP99Ms());
-        assertThat(lockstep.concurrentPairsPerS()).isPositive();
+        assertThat(figures).extracting(PeerWorkload.Figures::peer).containsExactly("lockstep", "echo");
+        for (PeerWorkload.Figures measured : figures) {
+            assertThat(measured.errors()).isZero();
+            assertThat(measured.acquireP50Ms()).isPositive().isLessThanOrEqualTo(measured.acquireP99Ms());
+            assertThat(measured.concurrentPairsPerS()).isPositive();
+        }
+        assertThat(table.toString()).contains("echo: not a lock");
         for (String peer : PeerBench.PEERS) {
             assertThat(table.toString()).contains(peer + ": not measured: its client is not on the classpath");
         }
         JsonNode json = new ObjectMapper().readTree(out.resolve("peers.json").toFile());
-        assertThat(json).hasSize(1);
+        assertThat(json).hasSize(2);
         assertThat(json.get(0).path("peer").asText()).isEqualTo("lockstep");
-        assertThat(json.get(0).path("concurrent_pairs_per_s").asDouble()).isPositive();
+        assertThat(json.get(1).path("peer").asText()).isEqualTo("echo");
+        assertThat(json.get(1).path("concurrent_pairs_per_s").asDouble()).isPositive();
         assertThat(ImageIO.read(out.resolve("peers.png").toFile()).getWidth()).isPositive();
     }
 }
