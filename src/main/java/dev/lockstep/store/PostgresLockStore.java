@@ -152,23 +152,32 @@ public final class PostgresLockStore implements LockStore {
     // partition's clock, and a request entry older than that, cannot change any later record's
     // reply or event; an event below the acknowledged offset is never published again. SKIP
     // LOCKED: a row a batch is deciding on right now is left for the next sweep, so the sweeper
-    // never waits for, or blocks, the hot path.
-    private static final String SWEEP_LEASES =
-            "DELETE FROM distributed_locks d USING (SELECT l.resource FROM distributed_locks l "
-                    + "JOIN partition_progress p ON p.topic = l.topic AND p.partition = l.partition "
-                    + "WHERE l.expires_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
-                    + "LIMIT ? FOR UPDATE OF l SKIP LOCKED) doomed WHERE d.resource = doomed.resource";
-    private static final String SWEEP_EVENTS =
+    // never waits for, or blocks, the hot path. Each statement walks every partition's own index
+    // range (LATERAL, oldest first) up to the limit: joined with partition_progress as a whole,
+    // PostgreSQL could not estimate how many rows the partition's clock leaves behind and scanned
+    // the whole table on every sweep, deletable rows or not.
+    static final String SWEEP_LEASES =
+            "DELETE FROM distributed_locks d USING (SELECT l.resource FROM partition_progress p CROSS JOIN LATERAL "
+                    + "(SELECT l.resource FROM distributed_locks l WHERE l.topic = p.topic AND l.partition = p.partition "
+                    + "AND l.expires_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
+                    + "ORDER BY l.expires_at LIMIT ? FOR UPDATE SKIP LOCKED) l LIMIT ?) doomed "
+                    + "WHERE d.resource = doomed.resource";
+    static final String SWEEP_EVENTS =
             "DELETE FROM lease_events e USING (SELECT v.topic, v.partition, v.record_offset, v.event_index "
-                    + "FROM lease_events v JOIN partition_progress p ON p.topic = v.topic AND p.partition = v.partition "
-                    + "WHERE v.record_offset < p.acked_offset LIMIT ? FOR UPDATE OF v SKIP LOCKED) doomed "
-                    + "WHERE e.topic = doomed.topic AND e.partition = doomed.partition "
+                    + "FROM partition_progress p CROSS JOIN LATERAL (SELECT v.topic, v.partition, v.record_offset, "
+                    + "v.event_index FROM lease_events v WHERE v.topic = p.topic AND v.partition = p.partition "
+                    + "AND v.record_offset < p.acked_offset ORDER BY v.record_offset LIMIT ? FOR UPDATE SKIP LOCKED) v "
+                    + "LIMIT ?) doomed WHERE e.topic = doomed.topic AND e.partition = doomed.partition "
                     + "AND e.record_offset = doomed.record_offset AND e.event_index = doomed.event_index";
-    private static final String SWEEP_REQUESTS =
-            "DELETE FROM request_log r USING (SELECT q.topic, q.partition, q.request_id FROM request_log q "
-                    + "JOIN partition_progress p ON p.topic = q.topic AND p.partition = q.partition "
-                    + "WHERE q.applied_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
-                    + "LIMIT ? FOR UPDATE OF q SKIP LOCKED) doomed "
+    // "applied_at > '-infinity'" (every entry) is the retention index's predicate (V7): it lets this
+    // statement use the index, which a batch's request lookup cannot.
+    static final String SWEEP_REQUESTS =
+            "DELETE FROM request_log r USING (SELECT q.topic, q.partition, q.request_id "
+                    + "FROM partition_progress p CROSS JOIN LATERAL (SELECT q.topic, q.partition, q.request_id "
+                    + "FROM request_log q WHERE q.topic = p.topic AND q.partition = p.partition "
+                    + "AND q.applied_at > '-infinity' "
+                    + "AND q.applied_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
+                    + "ORDER BY q.applied_at LIMIT ? FOR UPDATE SKIP LOCKED) q LIMIT ?) doomed "
                     + "WHERE r.topic = doomed.topic AND r.partition = doomed.partition AND r.request_id = doomed.request_id";
 
     @Override
@@ -177,12 +186,9 @@ public final class PostgresLockStore implements LockStore {
             try (PreparedStatement leases = connection.prepareStatement(SWEEP_LEASES);
                     PreparedStatement requests = connection.prepareStatement(SWEEP_REQUESTS);
                     PreparedStatement events = connection.prepareStatement(SWEEP_EVENTS)) {
-                leases.setInt(1, limit);
-                int removedLeases = leases.executeUpdate();
-                requests.setInt(1, limit);
-                int removedRequests = requests.executeUpdate();
-                events.setInt(1, limit);
-                int removedEvents = events.executeUpdate();
+                int removedLeases = sweepUpTo(leases, limit);
+                int removedRequests = sweepUpTo(requests, limit);
+                int removedEvents = sweepUpTo(events, limit);
                 connection.commit();
                 return new SweepResult(removedLeases, removedRequests, removedEvents);
             } catch (SQLException e) {
@@ -192,6 +198,13 @@ public final class PostgresLockStore implements LockStore {
         } catch (SQLException e) {
             throw new StoreException("sweeping ended leases, old request entries and published events failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Runs a sweep statement: at most {@code limit} rows of a partition, and of all of them. */
+    private static int sweepUpTo(PreparedStatement sweep, int limit) throws SQLException {
+        sweep.setInt(1, limit);
+        sweep.setInt(2, limit);
+        return sweep.executeUpdate();
     }
 
     @Override

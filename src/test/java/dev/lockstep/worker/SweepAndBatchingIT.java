@@ -21,9 +21,6 @@ import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.store.SweepResult;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -238,26 +235,5 @@ class SweepAndBatchingIT {
         assertThat(replies.get(2)).as("at the retention's end: applied again, a new lease")
                 .contains("\"outcome\":\"acquired\"").contains("\"fencing_token\":3").isNotEqualTo(replies.get(0));
         assertThat(runs.get(1)).as("sweeping between the retries changes no reply").isEqualTo(replies);
-    }
-
-    @Test
-    void theSweepersQueriesUseTheirIndexes() throws Exception {
-        try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
-            st.execute("SET enable_seqscan = off"); // a tiny test table would otherwise be scanned anyway
-            assertThat(plan(st, "EXPLAIN SELECT resource FROM distributed_locks WHERE topic = 't' AND partition = 0 "
-                    + "AND expires_at <= now() ORDER BY expires_at LIMIT 1000")).contains("distributed_locks_partition_expires_at");
-            assertThat(plan(st, "EXPLAIN SELECT request_id FROM request_log WHERE topic = 't' AND partition = 0 "
-                    + "AND applied_at <= now() ORDER BY applied_at LIMIT 1000")).contains("request_log_partition_applied_at");
-        }
-    }
-
-    private static String plan(Statement st, String sql) throws Exception {
-        StringBuilder plan = new StringBuilder();
-        try (ResultSet rs = st.executeQuery(sql)) {
-            while (rs.next()) {
-                plan.append(rs.getString(1)).append('\n');
-            }
-        }
-        return plan.toString();
     }
 }

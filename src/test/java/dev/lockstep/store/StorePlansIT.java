@@ -1,0 +1,132 @@
+package dev.lockstep.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.testkit.LockstepExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The plans of the store's own statements (not copies of them). A batch's request IDs are found
+ * by probing the primary key, whatever the planner statistics know: before any, and for a partition that had no entries when they were taken. With the IDs as
+ * {@code request_id = ANY(?)} beside {@code topic = ? AND partition = ?}, PostgreSQL read all of
+ * such a partition's entries through {@code (topic, partition)} and filtered them (found in
+ * {@code bench --peers}, whose single caller fills one partition before the sixteen fill the rest).
+ * The sweeper walks each partition's index range, oldest first, instead of scanning whole tables.
+ */
+class StorePlansIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final String TOPIC = "plans";
+
+    @Test
+    void requestIdsAreProbesOfTheKeyWithoutStatisticsAndForPartitionsTheyHaveNotSeen() throws SQLException {
+        try (LockStore store = PostgresLockStore.open(env.database()); Connection connection = env.jdbc()) {
+            fill(connection, 0, 2_000);
+            assertLookedUpByKey(connection, 0);
+
+            try (Statement analyze = connection.createStatement()) {
+                analyze.execute("ANALYZE request_log");
+            }
+            fill(connection, 1, 2_000);
+            assertLookedUpByKey(connection, 0);
+            assertLookedUpByKey(connection, 1);
+            assertLookedUpByKey(connection, 2);
+        }
+    }
+
+    @Test
+    void theSweeperWalksEachPartitionsIndexOldestFirst() throws SQLException {
+        try (LockStore store = PostgresLockStore.open(env.database()); Connection connection = env.jdbc()) {
+            fill(connection, 4, 20_000);
+            try (Statement more = connection.createStatement()) {
+                more.execute("INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at, "
+                        + "topic, partition) SELECT 'plans-' || i, 'o', i + 1, timestamptz '2026-12-04 00:00:00+00', "
+                        + "timestamptz '2026-12-04 00:00:00+00' + i * interval '1 ms', '" + TOPIC + "', 4 "
+                        + "FROM generate_series(0, 19999) AS i");
+                more.execute("INSERT INTO lease_events (topic, partition, record_offset, event_index, resource, event) "
+                        + "SELECT '" + TOPIC + "', 4, i, 0, 'plans-' || i, '{}' FROM generate_series(0, 19999) AS i");
+                more.execute("INSERT INTO partition_progress (topic, partition, next_offset, last_now, acked_offset) "
+                        + "VALUES ('" + TOPIC + "', 4, 20000, timestamptz '2026-12-05 00:00:00+00', 10000)");
+                more.execute("ANALYZE");
+            }
+            // The scans that find the rows (aliases q, l, v); how the DELETE then reaches them is the
+            // planner's choice by table size (a hash over a small table, the key for a large one).
+            assertThat(sweepPlan(connection, PostgresLockStore.SWEEP_REQUESTS))
+                    .anyMatch(line -> line.contains("Index Scan using request_log_partition_applied_at on request_log q"))
+                    .noneMatch(line -> line.contains("Seq Scan on request_log q"));
+            assertThat(sweepPlan(connection, PostgresLockStore.SWEEP_LEASES))
+                    .anyMatch(line -> line.contains("Index Scan using distributed_locks_partition_expires_at on distributed_locks l"))
+                    .noneMatch(line -> line.contains("Seq Scan on distributed_locks l"));
+            assertThat(sweepPlan(connection, PostgresLockStore.SWEEP_EVENTS))
+                    .anyMatch(line -> line.contains("Index Scan using lease_events_pkey on lease_events v"))
+                    .noneMatch(line -> line.contains("Seq Scan on lease_events v"));
+        }
+    }
+
+    private static List<String> sweepPlan(Connection connection, String sweep) throws SQLException {
+        try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + sweep)) {
+            explain.setInt(1, 1_000);
+            explain.setInt(2, 1_000);
+            List<String> plan = new ArrayList<>();
+            try (ResultSet rs = explain.executeQuery()) {
+                while (rs.next()) {
+                    plan.add(rs.getString(1));
+                }
+            }
+            return plan;
+        }
+    }
+
+    private static void assertLookedUpByKey(Connection connection, int partition) throws SQLException {
+        List<String> wanted = List.of("q-7", "q-1500", "absent");
+        assertThat(run(connection, "EXPLAIN " + PostgresPartitionTransaction.SELECT_REQUESTS, partition, wanted))
+                .as("partition " + partition)
+                .anyMatch(line -> line.contains("Index Scan using request_log_pkey")
+                        || line.contains("Index Only Scan using request_log_pkey"))
+                .anyMatch(line -> line.matches(".*Index Cond: .*request_id = .*"))
+                .noneMatch(line -> line.contains("Filter:"))
+                .noneMatch(line -> line.contains("request_log_partition_applied_at"));
+        List<String> found = run(connection, PostgresPartitionTransaction.SELECT_REQUESTS, partition, wanted);
+        assertThat(found).as("partition " + partition)
+                .containsExactlyInAnyOrderElementsOf(partition < 2 ? List.of("q-7", "q-1500") : List.of());
+    }
+
+    /** The first column of every row {@code sql} returns for the store's parameters. */
+    private static List<String> run(Connection connection, String sql, int partition, List<String> requestIds)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, TOPIC);
+            select.setInt(2, partition);
+            select.setArray(3, connection.createArrayOf("text", requestIds.toArray()));
+            List<String> rows = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(rs.getString(1));
+                }
+            }
+            return rows;
+        }
+    }
+
+    private static void fill(Connection connection, int partition, int entries) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_log "
+                + "(request_id, fingerprint, reply, topic, partition, record_offset, applied_at) "
+                + "SELECT 'q-' || i, 'fp', '{}', ?, ?, i, timestamptz '2026-12-04 00:00:00+00' + i * interval '1 ms' "
+                + "FROM generate_series(0, ? - 1) AS i")) {
+            insert.setString(1, TOPIC);
+            insert.setInt(2, partition);
+            insert.setInt(3, entries);
+            insert.executeUpdate();
+        }
+    }
+}
