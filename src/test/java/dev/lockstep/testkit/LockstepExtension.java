@@ -83,9 +83,15 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         if (deadLetters != null) {
             deadLetters.close();
         }
-        producer.close();
-        try (Connection admin = infra.adminConnection(); Statement st = admin.createStatement()) {
-            st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        // After a failed start (no infrastructure) only what was made is closed, so that the start's
+        // own error, which says what to start, is the one reported.
+        if (producer != null) {
+            producer.close();
+        }
+        if (database != null) {
+            try (Connection admin = infra.adminConnection(); Statement st = admin.createStatement()) {
+                st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+            }
         }
     }
 
