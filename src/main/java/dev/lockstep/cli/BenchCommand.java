@@ -92,7 +92,8 @@ final class BenchCommand implements Callable<Integer> {
     boolean trace;
 
     @Option(names = "--peers", description = "Lockstep side by side with etcd, ZooKeeper and Redis, each through its "
-            + "own client: one caller acquiring and releasing, then --callers at once (docs/benchmarks.md). Their "
+            + "own client: one caller acquiring and releasing, then --callers at once; lockstep's worker in echo "
+            + "mode (no database) is a row too, the Kafka floor (docs/benchmarks.md). Their "
             + "clients come from the peers module (peers/), which target/lockstep puts on the class path.")
     boolean peers;
 
