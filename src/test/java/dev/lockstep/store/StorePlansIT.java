@@ -48,16 +48,15 @@ class StorePlansIT {
     void theSweeperWalksEachPartitionsIndexOldestFirst() throws SQLException {
         try (LockStore store = PostgresLockStore.open(env.database()); Connection connection = env.jdbc()) {
             fill(connection, 4, 20_000);
-            try (Statement more = connection.createStatement()) {
-                more.execute("INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at, "
-                        + "topic, partition) SELECT 'plans-' || i, 'o', i + 1, timestamptz '2026-12-04 00:00:00+00', "
-                        + "timestamptz '2026-12-04 00:00:00+00' + i * interval '1 ms', '" + TOPIC + "', 4 "
-                        + "FROM generate_series(0, 19999) AS i");
-                more.execute("INSERT INTO lease_events (topic, partition, record_offset, event_index, resource, event) "
-                        + "SELECT '" + TOPIC + "', 4, i, 0, 'plans-' || i, '{}' FROM generate_series(0, 19999) AS i");
-                more.execute("INSERT INTO partition_progress (topic, partition, next_offset, last_now, acked_offset) "
-                        + "VALUES ('" + TOPIC + "', 4, 20000, timestamptz '2026-12-05 00:00:00+00', 10000)");
-                more.execute("ANALYZE");
+            update(connection, "INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at, "
+                    + "topic, partition) SELECT 'plans-' || i, 'o', i + 1, timestamptz '2026-12-04 00:00:00+00', "
+                    + "timestamptz '2026-12-04 00:00:00+00' + i * interval '1 ms', ?, 4 FROM generate_series(0, 19999) AS i");
+            update(connection, "INSERT INTO lease_events (topic, partition, record_offset, event_index, resource, event) "
+                    + "SELECT ?, 4, i, 0, 'plans-' || i, '{}' FROM generate_series(0, 19999) AS i");
+            update(connection, "INSERT INTO partition_progress (topic, partition, next_offset, last_now, acked_offset) "
+                    + "VALUES (?, 4, 20000, timestamptz '2026-12-05 00:00:00+00', 10000)");
+            try (Statement analyze = connection.createStatement()) {
+                analyze.execute("ANALYZE");
             }
             // The scans that find the rows (aliases q, l, v); how the DELETE then reaches them is the
             // planner's choice by table size (a hash over a small table, the key for a large one).
@@ -77,13 +76,14 @@ class StorePlansIT {
         try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + sweep)) {
             explain.setInt(1, 1_000);
             explain.setInt(2, 1_000);
-            List<String> plan = new ArrayList<>();
-            try (ResultSet rs = explain.executeQuery()) {
-                while (rs.next()) {
-                    plan.add(rs.getString(1));
-                }
-            }
-            return plan;
+            return firstColumn(explain);
+        }
+    }
+
+    private static void update(Connection connection, String sql) throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setString(1, TOPIC);
+            statement.executeUpdate();
         }
     }
 
@@ -108,14 +108,18 @@ class StorePlansIT {
             select.setString(1, TOPIC);
             select.setInt(2, partition);
             select.setArray(3, connection.createArrayOf("text", requestIds.toArray()));
-            List<String> rows = new ArrayList<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(rs.getString(1));
-                }
-            }
-            return rows;
+            return firstColumn(select);
         }
+    }
+
+    private static List<String> firstColumn(PreparedStatement query) throws SQLException {
+        List<String> rows = new ArrayList<>();
+        try (ResultSet rs = query.executeQuery()) {
+            while (rs.next()) {
+                rows.add(rs.getString(1));
+            }
+        }
+        return rows;
     }
 
     private static void fill(Connection connection, int partition, int entries) throws SQLException {
