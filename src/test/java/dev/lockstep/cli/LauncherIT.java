@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code target/lockstep}, the launcher the build puts beside the jar, run as a user runs it: it
  * starts the packaged jar, and gives each command its JVM settings (what the JVM says at start-up,
- * asked with {@code -Xlog:gc}, names the collector), and one-shot commands their class-data archive.
+ * asked with {@code -Xlog:gc}, names the collector), and one-shot commands their class-data archive
+ * (an AOT cache on a JVM of release 25 or later).
  */
 class LauncherIT {
 
@@ -26,11 +27,19 @@ class LauncherIT {
     private record Run(int exitCode, String out) {
     }
 
+    /** A command that loads the Kafka client as every lock command does, and fails fast: no broker listens there. */
+    private static final String[] COMMAND_WITHOUT_BROKER = {"status", "launcher-test", "--bootstrap-servers",
+            "127.0.0.1:1", "--timeout", "1"};
+
     private static Run run(String... args) throws IOException, InterruptedException {
         return runWith("-Xlog:gc", args);
     }
 
     private static Run runWith(String javaOpts, String... args) throws IOException, InterruptedException {
+        return runOn(Path.of(System.getProperty("java.home")), javaOpts, args);
+    }
+
+    private static Run runOn(Path javaHome, String javaOpts, String... args) throws IOException, InterruptedException {
         assertThat(LAUNCHER).as("the build writes the launcher at package time (mvn package)").isExecutable();
         List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
         command.addAll(List.of(args));
@@ -38,7 +47,7 @@ class LauncherIT {
         elsewhere.toFile().deleteOnExit();
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).directory(elsewhere.toFile());
         builder.environment().put("LOCKSTEP_JAVA_OPTS", javaOpts);
-        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JAVA_HOME", javaHome.toString());
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -64,16 +73,46 @@ class LauncherIT {
 
     @Test
     void oneShotCommandsGetAClassDataArchiveThatKeepsPicocliToo() throws Exception {
-        assertThat(run("status", "--help").exitCode()).isZero();
-        // Made in the background from the classes the first run after the build loaded.
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> {
-            try (Stream<Path> files = Files.list(LAUNCHER.getParent())) {
-                return files.anyMatch(file -> file.getFileName().toString().matches("lockstep-[0-9]+-[0-9]+\\.jsa"));
-            }
-        });
-        Run run = runWith("-Xlog:class+load", "status", "--help");
-        assertThat(run.exitCode()).isZero();
+        assertThat(runWith("", COMMAND_WITHOUT_BROKER).exitCode()).isNotZero();
+        // Made in the background from the classes the first command after the build loaded.
+        awaitArchive(thisBuild() + "-jdk" + Runtime.version().feature() + "\\.jsa");
+        Run run = runWith("-Xlog:class+load", COMMAND_WITHOUT_BROKER);
         assertThat(run.out()).contains("picocli.CommandLine source: shared objects file")
-                .contains("dev.lockstep.cli.LockstepCli source: shared objects file");
+                .contains("dev.lockstep.cli.LockstepCli source: shared objects file")
+                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file");
+    }
+
+    @Test
+    void onAJvmOfRelease25OrLaterTheArchiveIsAnAotCacheRecordedByACommandNotByHelp() throws Exception {
+        Path jdk = JavaHomes.release25OrLater();
+        Run help = runOn(jdk, "", "status", "--help");
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).doesNotContain("AOTConfiguration");
+        // Help records nothing: its run left neither a record nor an archive to be made from one.
+        assertThat(archives(thisBuild() + "-jdk[0-9]+\\.aot.*")).isEmpty();
+
+        Run command = runOn(jdk, "", COMMAND_WITHOUT_BROKER);
+        assertThat(command.exitCode()).isNotZero();
+        awaitArchive(thisBuild() + "-jdk[0-9]+\\.aot");
+        Run run = runOn(jdk, "-Xlog:class+load", COMMAND_WITHOUT_BROKER);
+        assertThat(run.out()).contains("dev.lockstep.cli.LockstepCli source: shared objects file")
+                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file");
+    }
+
+    /** The launcher names archives after the jar's size and modification time (seconds): this build's. */
+    private static String thisBuild() throws IOException {
+        Path jar = LAUNCHER.resolveSibling("lockstep.jar");
+        return "lockstep-" + Files.size(jar) + "-" + Files.getLastModifiedTime(jar).to(TimeUnit.SECONDS);
+    }
+
+    private static List<String> archives(String pattern) throws IOException {
+        try (Stream<Path> files = Files.list(LAUNCHER.getParent())) {
+            return files.map(file -> file.getFileName().toString()).filter(name -> name.matches(pattern)).toList();
+        }
+    }
+
+    private static void awaitArchive(String pattern) {
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                .until(() -> !archives(pattern).isEmpty());
     }
 }
