@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,7 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code target/lockstep}, the launcher the build puts beside the jar, run as a user runs it: it
@@ -27,8 +30,22 @@ class LauncherIT {
     private record Run(int exitCode, String out) {
     }
 
-    /** A command that loads the Kafka client as every lock command does, and fails fast: no broker listens there. */
-    private static final String[] COMMAND_WITHOUT_BROKER = {"status", "launcher-test", "--bootstrap-servers",
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    @BeforeAll
+    static void startWorker() {
+        env.startWorker();
+    }
+
+    /** A lock command, answered by a real worker. */
+    private static String[] status() {
+        return new String[] {"status", "launcher-test", "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--command-topic", env.topics().commands(), "--reply-topic", env.topics().replies()};
+    }
+
+    /** A lock command that gets no answer: no broker listens there. */
+    private static final String[] WITHOUT_BROKER = {"status", "launcher-test", "--bootstrap-servers",
             "127.0.0.1:1", "--timeout", "1"};
 
     private static Run run(String... args) throws IOException, InterruptedException {
@@ -73,30 +90,40 @@ class LauncherIT {
 
     @Test
     void oneShotCommandsGetAClassDataArchiveThatKeepsPicocliToo() throws Exception {
-        assertThat(runWith("", COMMAND_WITHOUT_BROKER).exitCode()).isNotZero();
-        // Made in the background from the classes the first command after the build loaded.
-        awaitArchive(thisBuild() + "-jdk" + Runtime.version().feature() + "\\.jsa");
-        Run run = runWith("-Xlog:class+load", COMMAND_WITHOUT_BROKER);
+        String archive = thisBuild() + "-jdk" + Runtime.version().feature() + "\\.jsa";
+        assertThat(runWith("", WITHOUT_BROKER).exitCode()).isEqualTo(ExitCodes.ERROR);
+        // A command without its answer records nothing: it left neither a record nor an archive.
+        assertThat(archives(archive + ".*")).isEmpty();
+
+        assertThat(runWith("", status()).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        // Made in the background from the classes that command loaded.
+        awaitArchive(archive);
+        Run run = runWith("-Xlog:class+load", status());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(run.out()).contains("picocli.CommandLine source: shared objects file")
                 .contains("dev.lockstep.cli.LockstepCli source: shared objects file")
-                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file");
+                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file")
+                .contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
     }
 
     @Test
-    void onAJvmOfRelease25OrLaterTheArchiveIsAnAotCacheRecordedByACommandNotByHelp() throws Exception {
+    void onAJvmOfRelease25OrLaterTheArchiveIsAnAotCacheRecordedByAnAnsweredCommand() throws Exception {
         Path jdk = JavaHomes.release25OrLater();
+        String archive = thisBuild() + "-jdk[0-9]+\\.aot";
         Run help = runOn(jdk, "", "status", "--help");
         assertThat(help.exitCode()).isZero();
         assertThat(help.out()).doesNotContain("AOTConfiguration");
-        // Help records nothing: its run left neither a record nor an archive to be made from one.
-        assertThat(archives(thisBuild() + "-jdk[0-9]+\\.aot.*")).isEmpty();
+        assertThat(runOn(jdk, "", WITHOUT_BROKER).exitCode()).isEqualTo(ExitCodes.ERROR);
+        // Neither help nor a command without its answer records: no record, no archive.
+        assertThat(archives(archive + ".*")).isEmpty();
 
-        Run command = runOn(jdk, "", COMMAND_WITHOUT_BROKER);
-        assertThat(command.exitCode()).isNotZero();
-        awaitArchive(thisBuild() + "-jdk[0-9]+\\.aot");
-        Run run = runOn(jdk, "-Xlog:class+load", COMMAND_WITHOUT_BROKER);
+        assertThat(runOn(jdk, "", status()).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        awaitArchive(archive);
+        Run run = runOn(jdk, "-Xlog:class+load", status());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
         assertThat(run.out()).contains("dev.lockstep.cli.LockstepCli source: shared objects file")
-                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file");
+                .contains("org.apache.kafka.clients.producer.KafkaProducer source: shared objects file")
+                .contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
     }
 
     /** The launcher names archives after the jar's size and modification time (seconds): this build's. */
