@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -107,6 +108,7 @@ class LauncherIT {
     }
 
     @Test
+    @Tag("host-tools") // needs a JDK of release 25 or later beside the one running the tests
     void onAJvmOfRelease25OrLaterTheArchiveIsAnAotCacheRecordedByAnAnsweredCommand() throws Exception {
         Path jdk = JavaHomes.release25OrLater();
         String archive = thisBuild() + "-jdk[0-9]+\\.aot";
