@@ -10,7 +10,6 @@ import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.File;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -119,7 +118,7 @@ class ExecIT {
                 + "; sh -c 'sleep 300' & echo $! >> " + pids + "; wait");
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(pids) && Files.readAllLines(pids).size() == 3);
         List<Long> job = Files.readAllLines(pids).stream().map(Long::parseLong).toList();
-        assertThat(job).allMatch(ExecIT::running);
+        assertThat(job).allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
 
         first.destroyForcibly(); // SIGKILL: no shutdown hook, no finally block runs in exec
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -128,26 +127,8 @@ class ExecIT {
                 .map(String::valueOf).toList()) + "; do kill -0 $p 2>/dev/null && echo alive $p; done > " + second
                 + "; echo started >> " + second);
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(job).as("every process of the job")
-                .noneMatch(ExecIT::running));
+                .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
         assertThat(exitCode(next)).isZero();
         assertThat(Files.readAllLines(second)).as("what the second job found when it started").containsExactly("started");
-    }
-
-    /**
-     * Alive and not a zombie: a killed job process whose parent died is dead, but stays in the
-     * process table until the machine's init reaps it, and {@link ProcessHandle#isAlive} counts it
-     * until then.
-     */
-    private static boolean running(long pid) {
-        if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-            return false;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // pid (comm) state ...: the state follows the last ')', since comm may hold one.
-            return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
-        } catch (IOException e) {
-            return false; // gone between the two looks
-        }
     }
 }
