@@ -10,6 +10,7 @@ import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -126,9 +127,31 @@ class ExecIT {
         Process next = exec("never-twice", "runner-b", 4, 60, "for p in " + String.join(" ", job.stream()
                 .map(String::valueOf).toList()) + "; do kill -0 $p 2>/dev/null && echo alive $p; done > " + second
                 + "; echo started >> " + second);
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(job).as("every process of the job")
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(job)
+                .as(() -> "every process of the job; still listed: " + survivors(job))
                 .noneMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)));
         assertThat(exitCode(next)).isZero();
         assertThat(Files.readAllLines(second)).as("what the second job found when it started").containsExactly("started");
+    }
+
+    /**
+     * What the kernel says of each job process still listed (its state, parent and command line),
+     * so that a failure tells a zombie waiting for init from a process that escaped the kill.
+     */
+    private static String survivors(List<Long> job) {
+        List<String> found = new ArrayList<>();
+        for (long pid : job) {
+            Path proc = Path.of("/proc", Long.toString(pid));
+            try {
+                String status = Files.readAllLines(proc.resolve("status")).stream()
+                        .filter(line -> line.startsWith("State:") || line.startsWith("PPid:"))
+                        .map(String::strip).reduce((a, b) -> a + ", " + b).orElse("");
+                String cmdline = Files.readString(proc.resolve("cmdline")).replace('\0', ' ').strip();
+                found.add(pid + " [" + status + "] " + cmdline);
+            } catch (IOException e) {
+                // gone between the check and this look
+            }
+        }
+        return found.toString();
     }
 }
