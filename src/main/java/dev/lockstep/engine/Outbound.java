@@ -21,7 +21,7 @@ public sealed interface Outbound {
 
         /** The reply could not be delivered where it was routed: it goes to the dead letters instead. */
         public DeadLetter undeliverable(String reason) {
-            return new DeadLetter(source, reason, Cause.REPLY_UNDELIVERABLE, Optional.of(value));
+            return new DeadLetter(source, reason, Cause.REPLY_UNDELIVERABLE, Optional.of(this));
         }
     }
 
@@ -45,9 +45,9 @@ public sealed interface Outbound {
         UNREADABLE,
         /** The reply's route is not allowed or malformed. */
         ROUTE_REFUSED,
-        /** A record fetched again whose stored reply was swept. */
+        /** A record fetched again, or marked undeliverable, whose stored reply was swept. */
         REPLY_GONE,
-        /** The reply's topic or partition does not exist. */
+        /** The worker found the reply's topic or partition missing, and wrote so into the partition. */
         REPLY_UNDELIVERABLE;
 
         /** The lower-case name, as a metric label. */
@@ -72,7 +72,7 @@ public sealed interface Outbound {
      *
      * @param reply the reply the command got, when it was decided but could not be delivered
      */
-    record DeadLetter(Inbound source, String reason, Cause cause, Optional<byte[]> reply) implements Outbound {
+    record DeadLetter(Inbound source, String reason, Cause cause, Optional<ReplyRecord> reply) implements Outbound {
 
         public DeadLetter(Inbound source, String reason, Cause cause) {
             this(source, reason, cause, Optional.empty());

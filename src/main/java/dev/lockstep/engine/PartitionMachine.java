@@ -98,6 +98,8 @@ public final class PartitionMachine {
             triaged.forEach(t -> {
                 if (t instanceof Triaged.Apply apply) {
                     ids.add(apply.requestId());
+                } else if (t instanceof Triaged.Undelivered marker && marker.marked() instanceof Triaged.Apply apply) {
+                    ids.add(apply.requestId());
                 }
             });
             return ids;
@@ -155,6 +157,8 @@ public final class PartitionMachine {
         Outbound out;
         if (triaged instanceof Triaged.DeadLetter dead) {
             out = dead.of(record);
+        } else if (triaged instanceof Triaged.Undelivered marker) {
+            out = undelivered(record, marker, state);
         } else if (triaged instanceof Triaged.Reject reject) {
             out = reject.reply(record);
         } else {
@@ -175,6 +179,8 @@ public final class PartitionMachine {
                     new Outbound.Answer.Decided(Optional.of(apply.command().type()), Outcome.NOT_FOUND));
         } else if (triaged instanceof Triaged.Reject reject) {
             return reject.reply(record);
+        } else if (triaged instanceof Triaged.Undelivered marker) {
+            return new Outbound.DeadLetter(record, marker.reason(), Outbound.Cause.REPLY_UNDELIVERABLE);
         }
         return ((Triaged.DeadLetter) triaged).of(record);
     }
@@ -239,6 +245,8 @@ public final class PartitionMachine {
     private static Outbound answerAgain(Inbound record, Triaged triaged, PartitionState state) {
         if (triaged instanceof Triaged.DeadLetter dead) {
             return dead.of(record);
+        } else if (triaged instanceof Triaged.Undelivered marker) {
+            return undelivered(record, marker, state);
         } else if (triaged instanceof Triaged.Reject reject) {
             return reject.reply(record);
         }
@@ -250,8 +258,25 @@ public final class PartitionMachine {
         return retried(record, apply, entry.get(), Fingerprint.of(apply.command()));
     }
 
+    /**
+     * A marker: the reply the marked record got, to the dead letters. It is that record's answer
+     * again (its request's entry as of its offset), so the dead letter is the log's, whenever and
+     * by whomever the marker was written; the marker itself changes no lease and no request entry.
+     */
+    private static Outbound undelivered(Inbound record, Triaged.Undelivered marker, PartitionState state) {
+        if (marker.marked() instanceof Triaged.Reject reject) {
+            return reject.reply(record).undeliverable(marker.reason());
+        }
+        Triaged.Apply apply = (Triaged.Apply) marker.marked();
+        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= marker.offset());
+        if (entry.isEmpty()) {
+            return new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE);
+        }
+        return retried(record, apply, entry.get(), Fingerprint.of(apply.command())).undeliverable(marker.reason());
+    }
+
     /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
-    private static Outbound retried(Inbound record, Triaged.Apply apply, RequestEntry prior, Fingerprint fingerprint) {
+    private static Outbound.ReplyRecord retried(Inbound record, Triaged.Apply apply, RequestEntry prior, Fingerprint fingerprint) {
         Optional<CommandType> type = Optional.of(apply.command().type());
         if (prior.fingerprint().equals(fingerprint)) {
             return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));

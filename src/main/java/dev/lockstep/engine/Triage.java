@@ -2,11 +2,14 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.FieldError;
 import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ResourcePartition;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -17,6 +20,9 @@ final class Triage {
 
     static final String NO_LOG_APPEND_TIME = "the record carries no log-append time; the command topic must "
             + "use message.timestamp.type=LogAppendTime (a producer's timestamp is never trusted)";
+
+    /** A marker's reason is the worker's; one a producer wrote is cut to this many characters. */
+    static final int MAX_REASON = 500;
 
     private final CommandDecoder decoder;
     private final ReplyRouter router;
@@ -32,6 +38,48 @@ final class Triage {
         if (record.logAppendTime().isEmpty()) {
             return new Triaged.DeadLetter(NO_LOG_APPEND_TIME, Outbound.Cause.NO_LOG_APPEND_TIME);
         }
+        Header undeliverable = record.headers().lastHeader(DeadLetterHeaders.UNDELIVERABLE);
+        return undeliverable == null ? command(record) : marker(record, undeliverable);
+    }
+
+    /**
+     * A marker is answered from the record it marks, whoever wrote it: one a producer forged can
+     * only send a reply its command already got to the dead letters, never change a decision.
+     */
+    private Triaged marker(Inbound record, Header undeliverable) {
+        Header of = record.headers().lastHeader(DeadLetterHeaders.REPLY_OF);
+        OptionalLong marked = of == null ? OptionalLong.empty() : earlierOffset(record, of.value());
+        if (marked.isEmpty()) {
+            return new Triaged.DeadLetter(DeadLetterHeaders.UNDELIVERABLE + " without a " + DeadLetterHeaders.REPLY_OF
+                    + " naming an earlier record of " + record.topic() + "-" + record.partition(), Outbound.Cause.UNREADABLE);
+        }
+        Triaged command = command(record);
+        if (command instanceof Triaged.Answered answered) {
+            String reason = new String(undeliverable.value() == null ? new byte[0] : undeliverable.value(),
+                    StandardCharsets.UTF_8);
+            return new Triaged.Undelivered(answered, marked.getAsLong(),
+                    reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) : reason);
+        }
+        Triaged.DeadLetter dead = (Triaged.DeadLetter) command;
+        return new Triaged.DeadLetter("marks a record that got no reply: " + dead.reason(), dead.cause());
+    }
+
+    /** The offset in {@code topic-partition@offset}, when it names an earlier record of the same partition. */
+    private static OptionalLong earlierOffset(Inbound record, byte[] position) {
+        String text = position == null ? "" : new String(position, StandardCharsets.UTF_8);
+        String prefix = record.topic() + "-" + record.partition() + "@";
+        if (!text.startsWith(prefix)) {
+            return OptionalLong.empty();
+        }
+        try {
+            long offset = Long.parseLong(text.substring(prefix.length()));
+            return offset >= 0 && offset < record.offset() ? OptionalLong.of(offset) : OptionalLong.empty();
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    private Triaged command(Inbound record) {
         ParsedCommand parsed = decoder.decode(record.key(), record.value());
         if (parsed instanceof ParsedCommand.Unreadable unreadable) {
             return new Triaged.DeadLetter(unreadable.reason(), Outbound.Cause.UNREADABLE);

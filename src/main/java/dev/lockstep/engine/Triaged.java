@@ -44,6 +44,17 @@ sealed interface Triaged {
         }
     }
 
+    /**
+     * The worker's note that the reply of an earlier record of this partition could not be
+     * delivered: a copy of that record (so it reads as the same command) naming its offset.
+     *
+     * @param marked how the earlier record was triaged: the same, since it is the same record
+     * @param offset the earlier record's offset
+     * @param reason why the reply could not be delivered, as the worker found it
+     */
+    record Undelivered(Answered marked, long offset, String reason) implements Triaged {
+    }
+
     /** A valid command for the arbiter. */
     record Apply(ReplyRoute route, Optional<byte[]> correlationId, Command command) implements Answered {
         @Override

@@ -12,8 +12,18 @@ public final class DeadLetterHeaders {
     public static final String ERROR = "lockstep-error";
     public static final String SOURCE = "lockstep-source";
     public static final String REPLY = "lockstep-reply";
+    /**
+     * On a copy of a command record that the worker writes back to the command record's own
+     * partition when the reply it got cannot be delivered: why. The state machine turns that copy
+     * into the dead letter, so the dead letter follows from the log (docs/protocol.md).
+     */
+    public static final String UNDELIVERABLE = "lockstep-undeliverable";
+    /** On that copy: {@code topic-partition@offset} of the record whose reply could not be delivered. */
+    public static final String REPLY_OF = "lockstep-reply-of";
+    /** The headers of that copy, beside the command record's own. */
+    public static final Set<String> MARKER = Set.of(UNDELIVERABLE, REPLY_OF);
     /** What the worker added: dropped when a dead letter is published to the command topic again. */
-    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY);
+    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF);
 
     private DeadLetterHeaders() {
     }

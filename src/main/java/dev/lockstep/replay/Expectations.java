@@ -72,6 +72,11 @@ final class Expectations {
         void answered(boolean published) {
             answered |= published;
         }
+
+        /** A marker in the log says the reply could not be delivered: only a later record requires it again. */
+        private void undelivered() {
+            required = false;
+        }
     }
 
     private final TimeWindow window;
@@ -111,6 +116,12 @@ final class Expectations {
                     new ExpectedReply(record.partition(), record.offset(), digest, required));
             if (known != null) {
                 known.add(digest, required);
+            }
+        } else if (step.answer() instanceof Outbound.DeadLetter dead && dead.reply().isPresent()) {
+            Outbound.ReplyRecord undelivered = dead.reply().get();
+            ExpectedReply known = repliesTo(undelivered.route().topic()).get(undelivered.requestId());
+            if (known != null) {
+                known.undelivered();
             }
         }
     }

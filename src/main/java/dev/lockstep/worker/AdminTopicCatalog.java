@@ -17,8 +17,10 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Looks reply topics up through the admin client, with a cache: a topic that exists is
- * remembered for a minute, one that does not for five seconds, so a command naming a missing
- * reply topic is dead-lettered at once instead of stalling its partition on producer metadata.
+ * remembered for a minute, one that does not for five seconds, so a reply to a missing topic is
+ * marked undeliverable at once instead of stalling its partition on producer metadata. What it
+ * answers decides only whether the worker writes that mark into the log; the dead letter is
+ * then the state machine's, from the mark (so a replay makes the same one).
  */
 final class AdminTopicCatalog implements TopicCatalog {
 

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.ReplyRouter;
 import dev.lockstep.metrics.WorkerMetrics;
@@ -7,6 +8,7 @@ import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -14,6 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -51,8 +54,7 @@ final class OutboundPublisher {
             return acknowledged;
         }
         AtomicInteger pending = new AtomicInteger(outbound.size());
-        for (Outbound out : outbound) {
-            Outbound sent = deliverable(out);
+        for (Outbound sent : outbound) {
             producer.send(toRecord(sent), (metadata, error) -> {
                 if (error != null) {
                     metrics.publishFailed();
@@ -81,29 +83,49 @@ final class OutboundPublisher {
     }
 
     /**
-     * Whether the reply topic and partition exist is the cluster's state, not the log's: the
-     * command was decided all the same, and a reply that cannot be delivered goes to the dead
-     * letters with its reply, instead of stalling the partition on producer metadata.
+     * Why a reply cannot be delivered, when its topic or partition does not exist. That is the
+     * cluster's state, not the log's: the command was decided all the same, and instead of
+     * stalling the partition on producer metadata, or deciding a dead letter by what this worker
+     * saw when, the worker says so in the log.
      */
-    private Outbound deliverable(Outbound out) {
-        if (!(out instanceof Outbound.ReplyRecord reply)) {
-            return out;
-        }
+    private Optional<String> undeliverable(Outbound.ReplyRecord reply) {
         String topic = reply.route().topic();
         OptionalInt partitions = catalog.partitions(topic);
         if (partitions.isEmpty()) {
-            return reply.undeliverable("reply topic '" + topic + "' does not exist");
+            return Optional.of("reply topic '" + topic + "' does not exist");
         }
         OptionalInt partition = reply.route().partition();
         if (partition.isPresent() && partition.getAsInt() >= partitions.getAsInt()) {
-            return reply.undeliverable(ReplyRouter.REPLY_PARTITION_HEADER + " " + partition.getAsInt()
+            return Optional.of(ReplyRouter.REPLY_PARTITION_HEADER + " " + partition.getAsInt()
                     + " is not a partition of '" + topic + "' (it has " + partitions.getAsInt() + ")");
         }
-        return out;
+        return Optional.empty();
+    }
+
+    /**
+     * The command record again, on its own partition, marked with why its reply could not be
+     * delivered: the partition's state machine makes the dead letter from it, with the reply
+     * ({@code PartitionMachine}), so a replay of the log makes the same one.
+     */
+    private static ProducerRecord<byte[], byte[]> marker(Outbound.ReplyRecord reply, String reason) {
+        Inbound source = reply.source();
+        RecordHeaders headers = new RecordHeaders();
+        for (Header header : source.headers()) {
+            if (!DeadLetterHeaders.MARKER.contains(header.key())) {
+                headers.add(header);
+            }
+        }
+        headers.add(DeadLetterHeaders.UNDELIVERABLE, reason.getBytes(StandardCharsets.UTF_8));
+        headers.add(DeadLetterHeaders.REPLY_OF, source.position().getBytes(StandardCharsets.UTF_8));
+        return new ProducerRecord<>(source.topic(), source.partition(), null, source.key(), source.value(), headers);
     }
 
     private ProducerRecord<byte[], byte[]> toRecord(Outbound out) {
         if (out instanceof Outbound.ReplyRecord reply) {
+            Optional<String> undeliverable = undeliverable(reply);
+            if (undeliverable.isPresent()) {
+                return marker(reply, undeliverable.get());
+            }
             RecordHeaders headers = new RecordHeaders();
             reply.correlationId().ifPresent(id -> headers.add(ReplyRouter.CORRELATION_HEADER, id));
             Integer partition = reply.route().partition().isPresent() ? reply.route().partition().getAsInt() : null;
@@ -119,7 +141,7 @@ final class OutboundPublisher {
         RecordHeaders headers = new RecordHeaders(dead.source().headers().toArray());
         headers.add(DeadLetterHeaders.ERROR, dead.reason().getBytes(StandardCharsets.UTF_8));
         headers.add(DeadLetterHeaders.SOURCE, dead.source().position().getBytes(StandardCharsets.UTF_8));
-        dead.reply().ifPresent(reply -> headers.add(DeadLetterHeaders.REPLY, reply));
+        dead.reply().ifPresent(reply -> headers.add(DeadLetterHeaders.REPLY, reply.value()));
         return new ProducerRecord<>(topics.deadLetters(), null, null, dead.source().key(), dead.source().value(),
                 headers);
     }

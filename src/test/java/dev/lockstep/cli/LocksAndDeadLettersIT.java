@@ -118,6 +118,19 @@ class LocksAndDeadLettersIT {
                 .findFirst().orElseThrow();
         assertThat(undeliverable.path("reason").asText()).contains(billing).contains("does not exist");
         assertThat(undeliverable.path("headers").path("lockstep-reply").asText()).contains("\"outcome\":\"acquired\"");
+        // The worker wrote the command again, marked, to its own partition; the dead letter came from that mark.
+        String decidedAt = undeliverable.path("headers").path("lockstep-reply-of").asText();
+        assertThat(decidedAt).startsWith(env.topics().commands() + "-");
+        assertThat(undeliverable.path("source").asText()).startsWith(decidedAt.substring(0, decidedAt.indexOf('@') + 1))
+                .isNotEqualTo(decidedAt);
+        try (TopicCollector commands = env.collect(env.topics().commands())) {
+            ConsumerRecord<byte[], byte[]> mark = commands.await(r -> r.headers().lastHeader("lockstep-undeliverable") != null
+                    && new String(r.value(), StandardCharsets.UTF_8).contains(requestId), 1).get(0);
+            assertThat(mark.topic() + "-" + mark.partition() + "@" + mark.offset())
+                    .isEqualTo(undeliverable.path("source").asText());
+            assertThat(new String(mark.headers().lastHeader("lockstep-undeliverable").value(), StandardCharsets.UTF_8))
+                    .isEqualTo(undeliverable.path("reason").asText());
+        }
         assertThat(lockstep("dlq").out()).as("control characters escaped in text").contains("not json \\u001b[2J")
                 .doesNotContain("\u001b");
 
