@@ -40,7 +40,9 @@ import java.util.Set;
  * refused route is dead-lettered; an invalid one, or one on the wrong partition, gets
  * {@code invalid}; a request ID applied within the request retention (log time) gets its stored
  * reply, or {@code invalid} when the command differs; otherwise the arbiter decides, with "now"
- * the record's log-append time and a new lease's token taken from the record's offset.
+ * the record's log-append time and a new lease's token taken from the record's offset. A record
+ * the worker marked {@code lockstep-undeliverable} (a copy of an earlier record whose reply's
+ * topic was missing) sends the reply that record got to the dead letters and decides nothing.
  *
  * <p>Lease events: a record with a log-append time first shows the expiry of every lease that
  * ended up to its time (in the order they ended); then a command that changed a lease says how.
@@ -276,7 +278,8 @@ public final class PartitionMachine {
     }
 
     /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
-    private static Outbound.ReplyRecord retried(Inbound record, Triaged.Apply apply, RequestEntry prior, Fingerprint fingerprint) {
+    private static Outbound.ReplyRecord retried(Inbound record, Triaged.Apply apply, RequestEntry prior,
+            Fingerprint fingerprint) {
         Optional<CommandType> type = Optional.of(apply.command().type());
         if (prior.fingerprint().equals(fingerprint)) {
             return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));

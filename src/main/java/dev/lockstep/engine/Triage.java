@@ -51,7 +51,8 @@ final class Triage {
         OptionalLong marked = of == null ? OptionalLong.empty() : earlierOffset(record, of.value());
         if (marked.isEmpty()) {
             return new Triaged.DeadLetter(DeadLetterHeaders.UNDELIVERABLE + " without a " + DeadLetterHeaders.REPLY_OF
-                    + " naming an earlier record of " + record.topic() + "-" + record.partition(), Outbound.Cause.UNREADABLE);
+                    + " naming an earlier record of " + record.topic() + "-" + record.partition(),
+                    Outbound.Cause.UNREADABLE);
         }
         Triaged command = command(record);
         if (command instanceof Triaged.Answered answered) {
