@@ -73,6 +73,9 @@ class HostileInputIT {
                         assertThat(Commands.parse(header(dead, "lockstep-reply").getBytes(StandardCharsets.UTF_8))
                                 .path("outcome").asText()).as(label + ": the undelivered reply")
                                 .isEqualTo(entry.path("undelivered_reply").asText());
+                        assertThat(header(dead, "lockstep-source")).as(label + ": made from the worker's mark, "
+                                + "a later record of the same partition").startsWith(sent.topic() + "-"
+                                + sent.partition() + "@").isNotEqualTo(position(sent));
                     }
                 }
                 case "invalid" -> {
@@ -126,9 +129,15 @@ class HostileInputIT {
         return Commands.parse(replies.get(count - 1).value());
     }
 
+    /** The dead letter of the record sent: made from it, or from the worker's mark of its undeliverable reply. */
     private static ConsumerRecord<byte[], byte[]> awaitDeadLetter(RecordMetadata sent) {
-        String source = sent.topic() + "-" + sent.partition() + "@" + sent.offset();
-        return env.deadLetters().await(r -> source.equals(header(r, "lockstep-source")), 1).get(0);
+        String source = position(sent);
+        return env.deadLetters().await(r -> source.equals(header(r, "lockstep-source"))
+                || source.equals(header(r, "lockstep-reply-of")), 1).get(0);
+    }
+
+    private static String position(RecordMetadata sent) {
+        return sent.topic() + "-" + sent.partition() + "@" + sent.offset();
     }
 
     private static void assertStoredVerbatim(String resource, String label) throws Exception {
