@@ -123,12 +123,7 @@ final class DlqCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.USAGE;
         }
-        RecordHeaders headers = new RecordHeaders();
-        for (Header header : dead.headers()) {
-            if (!DeadLetterHeaders.ADDED.contains(header.key())) {
-                headers.add(header);
-            }
-        }
+        RecordHeaders headers = DeadLetterHeaders.without(dead.headers(), DeadLetterHeaders.ADDED);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.settings().with(Map.of(),
                 Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new ByteArraySerializer(), new ByteArraySerializer())) {

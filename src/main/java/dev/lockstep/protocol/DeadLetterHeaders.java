@@ -1,6 +1,9 @@
 package dev.lockstep.protocol;
 
 import java.util.Set;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The headers a dead letter carries beside the command record's own (docs/protocol.md): why it
@@ -26,5 +29,16 @@ public final class DeadLetterHeaders {
     public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF);
 
     private DeadLetterHeaders() {
+    }
+
+    /** A copy of {@code headers}, in order, without those named in {@code dropped}. */
+    public static RecordHeaders without(Headers headers, Set<String> dropped) {
+        RecordHeaders kept = new RecordHeaders();
+        for (Header header : headers) {
+            if (!dropped.contains(header.key())) {
+                kept.add(header);
+            }
+        }
+        return kept;
     }
 }

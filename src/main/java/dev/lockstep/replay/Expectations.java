@@ -119,7 +119,9 @@ final class Expectations {
             }
         } else if (step.answer() instanceof Outbound.DeadLetter dead && dead.reply().isPresent()) {
             Outbound.ReplyRecord undelivered = dead.reply().get();
-            ExpectedReply known = repliesTo(undelivered.route().topic()).get(undelivered.requestId());
+            // Looked up, not added: a mark names a reply an earlier record was expected to give, if any.
+            ExpectedReply known = replies.getOrDefault(undelivered.route().topic(), Map.of())
+                    .get(undelivered.requestId());
             if (known != null) {
                 known.undelivered();
             }

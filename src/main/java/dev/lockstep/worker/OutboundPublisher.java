@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -109,12 +108,7 @@ final class OutboundPublisher {
      */
     private static ProducerRecord<byte[], byte[]> marker(Outbound.ReplyRecord reply, String reason) {
         Inbound source = reply.source();
-        RecordHeaders headers = new RecordHeaders();
-        for (Header header : source.headers()) {
-            if (!DeadLetterHeaders.MARKER.contains(header.key())) {
-                headers.add(header);
-            }
-        }
+        RecordHeaders headers = DeadLetterHeaders.without(source.headers(), DeadLetterHeaders.MARKER);
         headers.add(DeadLetterHeaders.UNDELIVERABLE, reason.getBytes(StandardCharsets.UTF_8));
         headers.add(DeadLetterHeaders.REPLY_OF, source.position().getBytes(StandardCharsets.UTF_8));
         return new ProducerRecord<>(source.topic(), source.partition(), null, source.key(), source.value(), headers);
