@@ -152,21 +152,30 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Publishes a command and returns its reply. Sending the same command (same request ID)
-     * again is safe and shares the reply.
+     * again is safe and shares the reply; another command with a request ID still waiting fails
+     * with {@link RequestIdInUseException}. A reply that answers another command than this one
+     * fails with {@link ReplyMismatchException}.
      */
     public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
         return send(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
-                timeout);
+                Expected.of(command), timeout);
     }
 
     /**
      * Publishes a command record as given (the HTTP gateway's, built from a request the worker
-     * validates) and returns its reply.
+     * validates) and returns its reply, as {@link #send(Command, Duration)} does.
      *
      * @param value a JSON object carrying {@code requestId} as its {@code request_id}
+     * @param expected what the command asks, which its reply must answer
      */
-    public CompletableFuture<ReplyMessage> send(String requestId, byte[] key, byte[] value, Duration timeout) {
-        CompletableFuture<ReplyMessage> reply = replies.expect(requestId);
+    public CompletableFuture<ReplyMessage> send(String requestId, byte[] key, byte[] value, Expected expected,
+            Duration timeout) {
+        CompletableFuture<ReplyMessage> reply;
+        try {
+            reply = replies.expect(requestId, expected, value);
+        } catch (RequestIdInUseException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replies.partition()).array());

@@ -1,33 +1,56 @@
 package dev.lockstep.client;
 
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The requests waiting for a reply, by request ID. A retry with the same ID while the first
- * waits shares its future; a finished future is never handed out again, so the next request
- * with that ID (an idempotent retry, or a reused ID the worker rejects) waits for its own reply.
+ * The requests waiting for a reply, by request ID, each with the command it sent. A retry of the
+ * same command (same ID, same bytes) while the first waits shares its future; another command with
+ * that ID is refused ({@link RequestIdInUseException}), since it would be handed the first one's
+ * reply. A finished future is never handed out again, so the next request with that ID (an
+ * idempotent retry, or a reused ID the worker rejects) waits for its own reply. A reply is
+ * delivered only as the answer to the command it names ({@link Expected}); one that names another
+ * fails the request with {@link ReplyMismatchException}.
  */
 final class PendingReplies {
 
-    private final Map<String, CompletableFuture<ReplyMessage>> waiting = new ConcurrentHashMap<>();
+    private record Pending(CompletableFuture<ReplyMessage> future, Expected expected, byte[] command) {
+    }
 
-    CompletableFuture<ReplyMessage> expect(String requestId) {
-        CompletableFuture<ReplyMessage> future = waiting.compute(requestId,
-                (id, current) -> current == null || current.isDone() ? new CompletableFuture<>() : current);
-        future.whenComplete((reply, error) -> waiting.remove(requestId, future));
-        return future;
+    private final Map<String, Pending> waiting = new ConcurrentHashMap<>();
+
+    /**
+     * @param command the command record's value, exactly as published
+     * @throws RequestIdInUseException when another command waits with this request ID
+     */
+    CompletableFuture<ReplyMessage> expect(String requestId, Expected expected, byte[] command) {
+        Pending pending = waiting.compute(requestId, (id, current) -> {
+            if (current == null || current.future().isDone()) {
+                return new Pending(new CompletableFuture<>(), expected, command);
+            }
+            if (!Arrays.equals(current.command(), command)) {
+                throw new RequestIdInUseException(requestId);
+            }
+            return current;
+        });
+        pending.future().whenComplete((reply, error) -> waiting.remove(requestId, pending));
+        return pending.future();
     }
 
     /** Completes the request's future off the caller's thread; a reply nobody waits for is dropped. */
     void deliver(ReplyMessage message) {
         // Removed before it completes: a caller's continuation may run first and send the ID again.
-        CompletableFuture<ReplyMessage> future = waiting.remove(message.requestId());
-        if (future != null) {
-            future.completeAsync(() -> message);
+        Pending pending = waiting.remove(message.requestId());
+        if (pending == null) {
+            return;
         }
+        pending.expected().mismatch(message).ifPresentOrElse(
+                why -> CompletableFuture.runAsync(() -> pending.future()
+                        .completeExceptionally(new ReplyMismatchException(why))),
+                () -> pending.future().completeAsync(() -> message));
     }
 
     int size() {

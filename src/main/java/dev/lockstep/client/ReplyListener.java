@@ -101,8 +101,8 @@ final class ReplyListener implements AutoCloseable {
     }
 
     /** The future for this request's reply; see {@link PendingReplies}. */
-    CompletableFuture<ReplyMessage> expect(String requestId) {
-        return pending.expect(requestId);
+    CompletableFuture<ReplyMessage> expect(String requestId, Expected expected, byte[] command) {
+        return pending.expect(requestId, expected, command);
     }
 
     int waiting() {

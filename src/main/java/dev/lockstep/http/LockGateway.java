@@ -4,7 +4,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.client.Expected;
 import dev.lockstep.client.LockClient;
+import dev.lockstep.client.ReplyMismatchException;
+import dev.lockstep.client.RequestIdInUseException;
 import dev.lockstep.client.LockTimeoutException;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
@@ -15,10 +18,12 @@ import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -52,13 +57,18 @@ public final class LockGateway {
             CommandType.RELEASE, List.of("owner", "fencing_token"),
             CommandType.STATUS, List.of());
 
+    /** Keys remembered: a day's worth (the worker's default request retention), at most this many. */
+    private static final int KEYS_KEPT = 100_000;
+
     private final LockClient client;
     private final Duration timeout;
+    private final IdempotencyKeys keys;
 
     /** @param timeout how long a request waits for its reply before it is answered 504 */
     public LockGateway(LockClient client, Duration timeout) {
         this.client = client;
         this.timeout = timeout;
+        this.keys = new IdempotencyKeys(KEYS_KEPT, Duration.ofHours(24), Clock.systemUTC());
     }
 
     void addTo(RoutesConfig routes) {
@@ -91,9 +101,18 @@ public final class LockGateway {
                 }
             }
         }
+        byte[] value = command.toString().getBytes(StandardCharsets.UTF_8);
+        Optional<String> key = Optional.ofNullable(ctx.header(IDEMPOTENCY_KEY));
+        IdempotencyKeys.Use use = key.map(k -> keys.begin(k, value)).orElse(IdempotencyKeys.Use.FIRST);
+        if (use == IdempotencyKeys.Use.OTHER || use == IdempotencyKeys.Use.OTHER_IN_FLIGHT) {
+            keyReused(ctx, requestId, use == IdempotencyKeys.Use.OTHER_IN_FLIGHT);
+            return;
+        }
+        Expected expected = new Expected(type, resource, owner(command), token(command));
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
-                command.toString().getBytes(StandardCharsets.UTF_8), timeout);
+                value, expected, timeout);
         ctx.future(() -> reply.handle((message, error) -> {
+            key.ifPresent(keys::end);
             if (error != null) {
                 failed(ctx, requestId, error instanceof CompletionException ? error.getCause() : error);
             } else {
@@ -101,6 +120,30 @@ public final class LockGateway {
             }
             return null;
         }));
+    }
+
+    /** The owner as the worker reads it; empty when it is not text (the worker answers {@code invalid}). */
+    private static Optional<String> owner(ObjectNode command) {
+        return Optional.ofNullable(command.path("owner").textValue()).map(String::strip);
+    }
+
+    private static OptionalLong token(ObjectNode command) {
+        JsonNode token = command.path("fencing_token");
+        return token.canConvertToExactIntegral() && token.canConvertToLong() ? OptionalLong.of(token.longValue())
+                : OptionalLong.empty();
+    }
+
+    private static void keyReused(Context ctx, String requestId, boolean inFlight) {
+        if (inFlight) {
+            problem(ctx, 409, new Problem("urn:lockstep:problem:idempotency-key-in-use",
+                    "The Idempotency-Key is in use by another request.",
+                    "A request with this key and another method, resource or body waits for its reply. "
+                            + "Use a new key for a new request.", List.of()), requestId);
+        } else {
+            problem(ctx, 422, Problem.invalidCommand(List.of(new FieldError(IDEMPOTENCY_KEY,
+                    "was used for another request (method, resource or body); use a new key for a new request"))),
+                    requestId);
+        }
     }
 
     private static void answer(Context ctx, CommandType type, ReplyMessage message) {
@@ -128,7 +171,11 @@ public final class LockGateway {
     }
 
     private static void failed(Context ctx, String requestId, Throwable error) {
-        if (error instanceof LockTimeoutException) {
+        if (error instanceof RequestIdInUseException) {
+            keyReused(ctx, requestId, true);
+        } else if (error instanceof ReplyMismatchException) {
+            keyReused(ctx, requestId, false);
+        } else if (error instanceof LockTimeoutException) {
             problem(ctx, 504, new Problem("urn:lockstep:problem:timeout", "No reply in time.",
                     "The command may still be applied: retry with the header " + IDEMPOTENCY_KEY + ": " + requestId
                             + " to get its outcome, applied once.", List.of()), requestId);

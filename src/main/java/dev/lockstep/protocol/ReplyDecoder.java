@@ -2,6 +2,7 @@ package dev.lockstep.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Problem;
@@ -22,9 +23,13 @@ public final class ReplyDecoder {
     /**
      * A reply as received.
      *
+     * @param type the command type the reply names; empty in an {@code invalid} reply to a command
+     *     whose type was itself invalid
+     * @param resource the resource the reply names; empty as {@code type}
      * @param json the reply exactly as the worker wrote it
      */
-    public record ReplyMessage(String requestId, Verdict reply, String json) {
+    public record ReplyMessage(String requestId, Optional<CommandType> type, Optional<String> resource, Verdict reply,
+            String json) {
     }
 
     private ReplyDecoder() {
@@ -36,7 +41,14 @@ public final class ReplyDecoder {
             if (json == null || !json.path("request_id").isTextual()) {
                 return Optional.empty();
             }
-            return typed(json).map(reply -> new ReplyMessage(json.get("request_id").textValue(), reply, json.toString()));
+            Optional<CommandType> type = Optional.ofNullable(json.path("type").textValue())
+                    .flatMap(CommandType::fromWireName);
+            if (json.path("type").isTextual() && type.isEmpty()) {
+                return Optional.empty();
+            }
+            Optional<String> resource = Optional.ofNullable(json.path("resource").textValue());
+            return typed(json).map(reply -> new ReplyMessage(json.get("request_id").textValue(), type, resource, reply,
+                    json.toString()));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

@@ -130,6 +130,39 @@ class LockClientIT {
         }
     }
 
+    /**
+     * A request ID is the caller's to choose, so a reply carrying it is not yet an answer: here no
+     * worker reads the command topic, and the only reply is a forged one, with the request's ID,
+     * granting the resource to another owner. It fails the request, naming both; and another
+     * command sent with the ID meanwhile fails at once rather than share the first one's reply.
+     */
+    @Test
+    void aReplyThatAnswersAnotherCommandIsNeverTakenAsTheCallersAnswer() throws Exception {
+        String unserved = env.topics().commands() + ".forged";
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            admin.createTopics(List.of(new NewTopic(unserved, 1, (short) 1))).all().get();
+        }
+        TopicNames topics = new TopicNames(unserved, env.topics().replies(), env.topics().deadLetters(),
+                env.topics().events());
+        try (LockClient lonely = LockClient.start(settings().withTopics(topics).withReplyPartition(0)
+                .withRequestTimeout(Duration.ofSeconds(20)))) {
+            String id = LockClient.newRequestId();
+            CompletableFuture<ReplyMessage> mine = lonely.send(new Command.Acquire(id, "forged", "alice",
+                    Duration.ofSeconds(30)));
+            CompletableFuture<ReplyMessage> reused = lonely.send(new Command.Acquire(id, "forged", "bob",
+                    Duration.ofSeconds(30)));
+            assertThatThrownBy(reused::join).hasCauseInstanceOf(RequestIdInUseException.class);
+            String forged = "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"forged\","
+                    + "\"outcome\":\"acquired\",\"acquired\":true,\"lock\":{\"resource\":\"forged\",\"owner\":\"bob\","
+                    + "\"fencing_token\":9,\"acquired_at\":\"2026-12-05T10:00:00.000Z\","
+                    + "\"expires_at\":\"2026-12-05T10:00:30.000Z\"}}";
+            env.send(env.topics().replies(), 0, id.getBytes(StandardCharsets.UTF_8),
+                    forged.getBytes(StandardCharsets.UTF_8), null);
+            assertThatThrownBy(() -> mine.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(ReplyMismatchException.class)
+                    .cause().hasMessageContaining("lease owner bob").hasMessageContaining("acquire of forged by alice");
+        }
+    }
+
     @Test
     void aThousandConcurrentRequestsAreAllAnsweredAndCorrelated() {
         List<CompletableFuture<Verdict>> replies = IntStream.range(0, 1000)

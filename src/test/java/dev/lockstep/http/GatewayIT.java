@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -237,6 +238,61 @@ class GatewayIT {
                 LockGateway.IDEMPOTENCY_KEY, key);
         assertProblem(reused, 422, "urn:lockstep:problem:invalid-command");
         assertThat(reused.body()).contains("request_id");
+    }
+
+    /**
+     * Two callers sending one Idempotency-Key with different bodies at the same moment: each gets
+     * its own answer or a refusal (409 while the other waits, 422 after), never the other's lock.
+     */
+    @Test
+    void twoCallersRacingWithOneIdempotencyKeyNeverGetEachOthersLock() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String resource = fresh("race");
+            String key = UUID.randomUUID().toString();
+            List<String> owners = List.of("alice", "bob");
+            List<CompletableFuture<HttpResponse<String>>> calls = owners.stream()
+                    .map(owner -> CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return call("POST", lock(resource), "{\"owner\":\"" + owner + "\",\"ttl_seconds\":30}",
+                                    LockGateway.IDEMPOTENCY_KEY, key);
+                        } catch (IOException | InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    })).toList();
+            int granted = 0;
+            for (int i = 0; i < owners.size(); i++) {
+                HttpResponse<String> response = calls.get(i).get();
+                if (response.statusCode() == 200) {
+                    granted++;
+                    assertThat(json(response).path("lock").path("owner").asText()).as(response.body())
+                            .isEqualTo(owners.get(i));
+                } else {
+                    assertThat(response.statusCode()).as(response.body()).isIn(409, 422);
+                }
+            }
+            assertThat(granted).as("one of the two is applied").isEqualTo(1);
+        }
+    }
+
+    /** A key is one request whichever partition the next use would land on: the worker alone could not tell. */
+    @Test
+    void anIdempotencyKeyReusedForAResourceOnAnotherPartitionIsRefused() throws Exception {
+        String first = fresh("reuse");
+        String other = fresh("reuse");
+        while (partitionOf(other) == partitionOf(first)) {
+            other = fresh("reuse");
+        }
+        String key = UUID.randomUUID().toString();
+        String body = "{\"owner\":\"a\",\"ttl_seconds\":30}";
+        assertThat(call("POST", lock(first), body, LockGateway.IDEMPOTENCY_KEY, key).statusCode()).isEqualTo(200);
+        HttpResponse<String> reused = call("POST", lock(other), body, LockGateway.IDEMPOTENCY_KEY, key);
+        assertProblem(reused, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(json(reused).path("errors").get(0).path("field").asText()).isEqualTo(LockGateway.IDEMPOTENCY_KEY);
+        assertThat(call("GET", lock(other), null).statusCode()).as("not applied").isEqualTo(404);
+    }
+
+    private static int partitionOf(String resource) {
+        return Utils.toPositive(Utils.murmur2(resource.getBytes(StandardCharsets.UTF_8))) % LockstepExtension.PARTITIONS;
     }
 
     @Test
