@@ -16,13 +16,14 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "exec", mixinStandardHelpOptions = true,
         description = {"Run a command while holding a lock, like flock or 'consul lock'.",
-            "Acquires RESOURCE (waiting up to --wait), runs COMMAND with LOCKSTEP_FENCING_TOKEN, LOCKSTEP_RESOURCE and "
-                    + "LOCKSTEP_EXPIRES_AT set, renews the lease while it runs, releases it when it exits, and exits "
+            "Acquires RESOURCE (waiting up to --wait), runs COMMAND with LOCKSTEP_FENCING_TOKEN, LOCKSTEP_RESOURCE, "
+                    + "LOCKSTEP_OWNER and LOCKSTEP_EXPIRES_AT set, renews the lease while it runs, releases it when it exits, and exits "
                     + "with its exit code. If the lease is lost, COMMAND gets SIGTERM, then SIGKILL after --grace, "
                     + "and lockstep exits 15. Not acquired in time: COMMAND is not run, exit 10.",
             "On Linux COMMAND runs as a process group that is killed if lockstep dies, even by SIGKILL."})
@@ -34,8 +35,12 @@ final class ExecCommand implements Callable<Integer> {
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND", description = "The command and its arguments, after --.")
     List<String> command;
 
-    @Option(names = "--owner", required = true, description = "Who holds the lease (e.g. the host name).")
-    String owner;
+    @Option(names = "--owner", paramLabel = "LABEL",
+            description = {"Who runs the job, as shown in status, locks, audit and events. Default: this host's name.",
+                "A label, not the lease's owner: that is the label plus a suffix unique to this process "
+                        + "(LOCKSTEP_OWNER in the job's environment), so two execs never share a lease, "
+                        + "whatever their labels."})
+    Optional<String> label;
 
     @Option(names = "--ttl", paramLabel = "SECONDS", required = true,
             description = "Lease TTL; the lease is renewed every third of it.")
@@ -59,9 +64,15 @@ final class ExecCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         Logging.quietKafka();
         PrintWriter err = spec.commandLine().getErr();
+        ExecOwner owner;
+        try {
+            owner = ExecOwner.of(label);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
         try (LockClient locks = LockClient.start(client.settings())) {
             Optional<HeldLease> acquired = locks.blocking()
-                    .tryAcquire(resource, owner, Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds));
+                    .tryAcquire(resource, owner.owner(), Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds));
             if (acquired.isEmpty()) {
                 err.println("lockstep: " + resource + " is held by another owner; not acquired within " + waitSeconds
                         + " s");
@@ -80,6 +91,7 @@ final class ExecCommand implements Callable<Integer> {
             job = JobGroup.start(command, Map.of(
                     "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
                     "LOCKSTEP_RESOURCE", lease.resource(),
+                    "LOCKSTEP_OWNER", lease.owner(),
                     "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt())));
         } catch (IOException e) {
             err.println("lockstep: cannot run " + command.get(0) + ": " + e.getMessage());

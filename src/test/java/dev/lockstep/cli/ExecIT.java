@@ -85,6 +85,36 @@ class ExecIT {
         assertThat(client.blocking().status("nightly-report")).isEqualTo(new Verdict.NotFound());
     }
 
+    /**
+     * Two cron runs of one job on one host, labelled alike (the host name): the same owner
+     * re-acquiring would extend one lease and both would run. Each exec owns its lease under a
+     * suffix of its own, so the second waits for the first, or does not run at all.
+     */
+    @Test
+    void twoExecsWithTheSameOwnerLabelNeverRunSideBySide() throws Exception {
+        Path log = dir.resolve("same-owner.log");
+        String job = "echo \"start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_OWNER\" >> " + log + "; sleep 1.5; echo end >> "
+                + log;
+        Process first = exec("cron-job", "host-1", 5, 0, job);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log));
+        Process impatient = exec("cron-job", "host-1", 5, 0, job);
+        assertThat(exitCode(impatient)).as("the same label, while the first runs").isEqualTo(ExitCodes.NOT_ACQUIRED);
+        Process patient = exec("cron-job", "host-1", 5, 30, job);
+        assertThat(exitCode(first)).isZero();
+        assertThat(exitCode(patient)).isZero();
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(4);
+        assertThat(lines.get(0)).startsWith("start ");
+        assertThat(lines.get(1)).isEqualTo("end");
+        assertThat(lines.get(2)).startsWith("start ");
+        assertThat(lines.get(3)).isEqualTo("end");
+        String[] firstRun = lines.get(0).split(" ");
+        String[] secondRun = lines.get(2).split(" ");
+        assertThat(Long.parseLong(secondRun[1])).as("a new lease").isGreaterThan(Long.parseLong(firstRun[1]));
+        assertThat(firstRun[2]).startsWith("host-1/exec-").isNotEqualTo(secondRun[2]);
+        assertThat(secondRun[2]).startsWith("host-1/exec-");
+    }
+
     @Test
     void aJobWhoseLeaseIsLostIsTerminated() throws Exception {
         Path log = dir.resolve("lost.log");
@@ -92,8 +122,10 @@ class ExecIT {
                 "trap 'echo TERM >> " + log + "; exit 143' TERM; echo running >> " + log
                         + "; while true; do sleep 0.1; done");
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log) && Files.readString(log).contains("running"));
-        // Someone using the same owner name ends the lease; the next renewal is answered not_found.
-        assertThat(client.blocking().release("fragile", "runner-a", OptionalLong.empty()))
+        // Someone using the lease's owner name ends it; the next renewal is answered not_found.
+        String owner = ((Verdict.Locked) client.blocking().status("fragile")).lease().owner();
+        assertThat(owner).as("the label, then a suffix of this exec's").startsWith("runner-a/exec-");
+        assertThat(client.blocking().release("fragile", owner, OptionalLong.empty()))
                 .isEqualTo(new Verdict.Released());
         assertThat(exitCode(exec)).isEqualTo(ExitCodes.LEASE_LOST);
         assertThat(Files.readAllLines(log)).containsExactly("running", "TERM");
