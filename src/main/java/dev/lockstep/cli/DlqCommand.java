@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -22,11 +23,9 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,7 +37,8 @@ import picocli.CommandLine.Spec;
         description = {"Show the dead letters: why each command could not be answered (lockstep-error), where it came "
                 + "from (lockstep-source), its key, its value as text when it is text (escaped, shortened), its headers.",
             "With --replay PARTITION@OFFSET --yes, publish one again to the command topic, as it was, once its cause "
-                + "is fixed."})
+                + "is fixed: answered once, as long as the worker remembers its request ID (--request-retention); "
+                + "an older one is refused unless --as-new gives it a new request ID."})
 final class DlqCommand implements Callable<Integer> {
 
     /** How dead letters are written. */
@@ -67,6 +67,16 @@ final class DlqCommand implements Callable<Integer> {
 
     @Option(names = "--yes", description = "With --replay: publish it (without, only show what would be published).")
     boolean yes;
+
+    @Option(names = "--as-new", description = "With --replay: publish the command with a new request ID, as a new "
+            + "request (needed for one older than the request retention, which the worker would apply again).")
+    boolean asNew;
+
+    @Option(names = "--request-retention", paramLabel = "SECONDS", defaultValue = "86400",
+            description = "The worker's --request-retention (the same setting, from LOCKSTEP_REQUEST_RETENTION or "
+                    + "the config file): a dead letter whose command is older is not replayed as it was. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long requestRetentionSeconds;
 
     @Spec
     CommandSpec spec;
@@ -118,18 +128,25 @@ final class DlqCommand implements Callable<Integer> {
         }
         ConsumerRecord<byte[], byte[]> dead = found.get();
         show(dead, out);
+        DeadLetterReplay.Plan plan = new DeadLetterReplay(reader, kafka.topics().commands(),
+                Duration.ofSeconds(requestRetentionSeconds), Clock.systemUTC()).plan(dead, asNew);
+        if (plan instanceof DeadLetterReplay.Plan.Refuse refused) {
+            spec.commandLine().getErr().println("lockstep: not published: " + refused.reason());
+            spec.commandLine().getErr().flush();
+            return ExitCodes.ERROR;
+        }
+        DeadLetterReplay.Plan.Publish publish = (DeadLetterReplay.Plan.Publish) plan;
+        String as = publish.newRequestId().map(id -> " as the new request " + id).orElse("");
         if (!yes) {
-            out.println("not published: add --yes to publish it to " + kafka.topics().commands());
+            out.println("not published: add --yes to publish it to " + kafka.topics().commands() + as);
             out.flush();
             return ExitCodes.USAGE;
         }
-        RecordHeaders headers = DeadLetterHeaders.without(dead.headers(), DeadLetterHeaders.ADDED);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(kafka.settings().with(Map.of(),
                 Map.of(ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)),
                 new ByteArraySerializer(), new ByteArraySerializer())) {
-            RecordMetadata sent = producer.send(new ProducerRecord<>(kafka.topics().commands(), null, null, dead.key(),
-                    dead.value(), headers)).get();
-            out.println("published to " + sent.topic() + "-" + sent.partition() + "@" + sent.offset());
+            RecordMetadata sent = producer.send(publish.record()).get();
+            out.println("published to " + sent.topic() + "-" + sent.partition() + "@" + sent.offset() + as);
         }
         out.flush();
         return ExitCodes.OK;

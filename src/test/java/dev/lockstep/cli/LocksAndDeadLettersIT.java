@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
@@ -45,15 +46,22 @@ class LocksAndDeadLettersIT {
     }
 
     private static Run lockstep(String... args) {
+        return lockstep(Map.of(), args);
+    }
+
+    /** @param settings more of the environment, as an operator sets it for every command */
+    private static Run lockstep(Map<String, String> settings, String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = LockstepCli.commandLine(Map.of(
+        Map<String, String> environment = new HashMap<>(settings);
+        environment.putAll(Map.of(
                 "LOCKSTEP_BOOTSTRAP_SERVERS", env.kafka().bootstrapServers(),
                 "LOCKSTEP_DB_URL", env.database().jdbcUrl(),
                 "LOCKSTEP_COMMAND_TOPIC", env.topics().commands(),
                 "LOCKSTEP_REPLY_TOPIC", env.topics().replies(),
                 "LOCKSTEP_DEAD_LETTER_TOPIC", env.topics().deadLetters(),
                 "LOCKSTEP_EVENTS_TOPIC", env.topics().events()));
+        CommandLine cli = LockstepCli.commandLine(environment);
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int code = cli.execute(args);
@@ -162,5 +170,44 @@ class LocksAndDeadLettersIT {
         }
         assertThat(lockstep("dlq", "--replay", "0@999999").code()).isEqualTo(ExitCodes.ERROR);
         assertThat(lockstep("dlq", "--replay", "x@y").code()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    /**
+     * A dead letter of a command decided longer ago than the request retention: the worker no
+     * longer remembers its request ID, and publishing it as it was would apply it a second time.
+     * The replay refuses it, saying how to send it again deliberately; --as-new does that, with a
+     * new request ID. (The retention is the operator's setting, shared with the worker's through
+     * LOCKSTEP_REQUEST_RETENTION; two seconds here.)
+     */
+    @Test
+    void aDeadLetterOlderThanTheRequestRetentionIsReplayedOnlyAsANewRequest() throws Exception {
+        Map<String, String> shortRetention = Map.of("LOCKSTEP_REQUEST_RETENTION", "2");
+        String missing = "lock.replies.late-" + newId();
+        String requestId = newId();
+        env.send(acquire(requestId, "late:" + requestId, "billing", 60).put("reply_to", missing));
+        env.deadLetters().await(r -> new String(r.value(), StandardCharsets.UTF_8).contains(requestId), 1);
+        JsonNode dead = lockstep("dlq", "--format", "json", "--max-chars", "100000").lines().stream()
+                .filter(l -> l.path("value").asText().contains(requestId)).findFirst().orElseThrow();
+        String position = dead.path("position").asText();
+        String replay = position.substring(position.lastIndexOf('-') + 1);
+        Thread.sleep(3_000);
+        try (TopicCollector commands = env.collect(env.topics().commands())) {
+            Run refused = lockstep(shortRetention, "dlq", "--replay", replay, "--yes");
+            assertThat(refused.code()).as(refused.out() + refused.err()).isEqualTo(ExitCodes.ERROR);
+            assertThat(refused.err()).contains("not published").contains("request retention").contains("--as-new");
+
+            Run renamed = lockstep(shortRetention, "dlq", "--replay", replay, "--yes", "--as-new");
+            assertThat(renamed.code()).as(renamed.err()).isZero();
+            String newId = renamed.out().substring(renamed.out().indexOf("as the new request ") + 19).strip();
+            assertThat(newId).isNotEqualTo(requestId).isNotBlank();
+            List<ConsumerRecord<byte[], byte[]>> sent = commands.await(r -> new String(r.value(), StandardCharsets.UTF_8)
+                    .contains(newId), 1);
+            assertThat(new String(sent.get(0).value(), StandardCharsets.UTF_8)).contains("late:" + requestId);
+            Thread.sleep(500);
+            assertThat(commands.matching(r -> new String(r.value(), StandardCharsets.UTF_8)
+                    .contains("\"request_id\":\"" + requestId + "\"")))
+                    .as("the command with its old request ID: as sent, and the worker's mark; never published again")
+                    .hasSize(2);
+        }
     }
 }

@@ -1,0 +1,132 @@
+package dev.lockstep.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.kafka.LogReader;
+import dev.lockstep.protocol.DeadLetterHeaders;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.TimestampType;
+
+/**
+ * What {@code lockstep dlq --replay} publishes for a dead letter. As it was, its request ID is
+ * answered once: a command decided before gets its stored reply, while the worker remembers the
+ * ID (the request retention, in log time). Past that the worker would apply it again, so a dead
+ * letter whose command record is that old, or no longer in the log to tell, is refused; only
+ * {@code --as-new} publishes it, with a new request ID, as a deliberate new command.
+ */
+final class DeadLetterReplay {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The tool's clock and the broker's may differ: refuse a little early rather than late. */
+    private static final Duration MAX_MARGIN = Duration.ofHours(1);
+
+    /** The record to publish, or why none is. */
+    sealed interface Plan {
+        record Publish(ProducerRecord<byte[], byte[]> record, Optional<String> newRequestId) implements Plan {
+        }
+
+        record Refuse(String reason) implements Plan {
+        }
+    }
+
+    private final LogReader reader;
+    private final String commandTopic;
+    private final Duration retention;
+    private final Clock clock;
+
+    DeadLetterReplay(LogReader reader, String commandTopic, Duration retention, Clock clock) {
+        this.reader = reader;
+        this.commandTopic = commandTopic;
+        this.retention = retention;
+        this.clock = clock;
+    }
+
+    Plan plan(ConsumerRecord<byte[], byte[]> dead, boolean asNew) {
+        var headers = DeadLetterHeaders.without(dead.headers(), DeadLetterHeaders.ADDED);
+        if (asNew) {
+            return renamed(dead.value()).<Plan>map(value -> new Plan.Publish(new ProducerRecord<>(commandTopic, null,
+                    null, dead.key(), value.bytes(), headers), Optional.of(value.requestId())))
+                    .orElseGet(() -> new Plan.Refuse("--as-new needs a command that is a JSON object with a "
+                            + "request_id; this value is not one"));
+        }
+        Optional<String> tooOld = tooOld(dead);
+        if (tooOld.isPresent()) {
+            return new Plan.Refuse(tooOld.get() + ". The worker remembers a request ID for its request retention ("
+                    + retention.toSeconds() + " s, --request-retention) and would apply it again: publishing it as "
+                    + "it was could apply one command twice. To send the command again deliberately, as a new "
+                    + "request, add --as-new");
+        }
+        return new Plan.Publish(new ProducerRecord<>(commandTopic, null, null, dead.key(), dead.value(), headers),
+                Optional.empty());
+    }
+
+    /**
+     * Why the dead letter's command record is too old to publish as it was; empty when it is not.
+     * A dead letter made from the worker's undeliverable mark is as old as the record it marks,
+     * which was decided (and its request ID remembered) at its own log time.
+     */
+    private Optional<String> tooOld(ConsumerRecord<byte[], byte[]> dead) {
+        Header source = Optional.ofNullable(dead.headers().lastHeader(DeadLetterHeaders.REPLY_OF))
+                .orElse(dead.headers().lastHeader(DeadLetterHeaders.SOURCE));
+        Optional<TopicPartition> tp = Optional.empty();
+        long offset = -1;
+        String position = source == null ? "" : new String(source.value(), StandardCharsets.UTF_8);
+        int at = position.lastIndexOf('@');
+        int dash = at < 0 ? -1 : position.lastIndexOf('-', at);
+        try {
+            if (dash > 0) {
+                tp = Optional.of(new TopicPartition(position.substring(0, dash),
+                        Integer.parseInt(position.substring(dash + 1, at))));
+                offset = Long.parseLong(position.substring(at + 1));
+            }
+        } catch (NumberFormatException e) {
+            tp = Optional.empty();
+        }
+        if (tp.isEmpty() || !tp.get().topic().equals(commandTopic)) {
+            return Optional.of("its " + DeadLetterHeaders.SOURCE + " header does not name a record of " + commandTopic
+                    + ", so its age cannot be told");
+        }
+        Optional<ConsumerRecord<byte[], byte[]>> command = reader.recordAt(tp.get(), offset);
+        if (command.isEmpty() || command.get().timestampType() != TimestampType.LOG_APPEND_TIME) {
+            return Optional.of("its command record " + position + " is no longer in the log (or has no log-append "
+                    + "time), so its age cannot be told");
+        }
+        Instant appended = Instant.ofEpochMilli(command.get().timestamp());
+        Duration margin = retention.dividedBy(10).compareTo(MAX_MARGIN) < 0 ? retention.dividedBy(10) : MAX_MARGIN;
+        Duration age = Duration.between(appended, clock.instant());
+        if (age.compareTo(retention.minus(margin)) >= 0) {
+            return Optional.of("its command record " + position + " was appended at " + appended + ", "
+                    + age.toSeconds() + " s ago");
+        }
+        return Optional.empty();
+    }
+
+    private record Renamed(byte[] bytes, String requestId) {
+    }
+
+    /** The command with a new request ID; empty when the value is not a JSON object with one. */
+    private static Optional<Renamed> renamed(byte[] value) {
+        try {
+            JsonNode command = value == null ? null : JSON.readTree(value);
+            if (!(command instanceof ObjectNode object) || !object.path("request_id").isTextual()) {
+                return Optional.empty();
+            }
+            String id = LockClient.newRequestId();
+            object.put("request_id", id);
+            return Optional.of(new Renamed(JSON.writeValueAsBytes(object), id));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+}
