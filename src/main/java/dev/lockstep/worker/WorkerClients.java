@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -16,21 +17,44 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class WorkerClients {
 
-    private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 300_000;
+    private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 30_000;
+
+    /**
+     * How fast a worker that died is replaced. Kafka's defaults (a 45 s session) suit stream
+     * processing, where a minute without a consumer only adds lag; here every caller of the dead
+     * worker's partitions waits for its lock that long. A member silent for 6 s (the broker's
+     * smallest session by default, {@code group.min.session.timeout.ms}) is out, heartbeats every
+     * second tell the others to rebalance at once, and a poll loop stuck for 30 s gives up its
+     * partitions (docs/operations.md#failover). With the consumer protocol of KIP-848
+     * ({@code group.protocol=consumer}) the broker's group settings decide instead, and these two
+     * are not set.
+     */
+    private static final Map<String, Object> GROUP_TIMEOUTS = Map.of(
+            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000,
+            ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
 
     private WorkerClients() {
     }
 
     static KafkaConsumer<byte[], byte[]> consumer(WorkerSettings settings) {
-        return new KafkaConsumer<>(settings.kafka().with(
-                Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500), Map.of(
+        return new KafkaConsumer<>(consumerConfig(settings), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** The consumer's configuration: the group timeouts above under the operator's properties, the guarantees over them. */
+    static Map<String, Object> consumerConfig(WorkerSettings settings) {
+        Map<String, Object> tuning = new HashMap<>(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS));
+        Object protocol = settings.kafka().with(Map.of()).get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+        if (protocol == null || "classic".equalsIgnoreCase(protocol.toString().trim())) {
+            tuning.putAll(GROUP_TIMEOUTS);
+        }
+        return settings.kafka().with(tuning, Map.of(
                 ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
                 // Never jump silently: a position the log no longer has (retention deleted records
                 // this worker has not applied) is positioned anew from the database, with a quarantine.
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
     }
 
     static KafkaProducer<byte[], byte[]> producer(WorkerSettings settings) {
