@@ -74,7 +74,10 @@ public final class PostgresLockStore implements LockStore {
         // 20 M rows in a 10 s benchmark, when custom plans were forced for that reason): the worker
         // gives each hot table statistics once it has 1,000 changes (TableStatistics), and new
         // statistics make PostgreSQL plan its statements again.
-        config.setConnectionInitSql("SET plan_cache_mode = auto");
+        // And a commit is durable before it returns, whatever the server's default: the worker
+        // publishes a batch's replies after its commit, so a commit lost in a crash would be a
+        // grant the database forgot and the caller was told of.
+        config.setConnectionInitSql("SET plan_cache_mode = auto; SET synchronous_commit = on");
         // Fail fast at start with a clear message instead of waiting 30 s for a pool that cannot fill.
         config.setInitializationFailTimeout(5_000);
         // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:

@@ -22,8 +22,8 @@ public enum ApplyMode {
     RecordProcessor processor(BatchProcessor batches, PartitionMachine machine, OutboundPublisher publisher) {
         return switch (this) {
             case BATCH -> batches;
-            case PER_COMMAND -> (partition, records) -> {
-                records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record))));
+            case PER_COMMAND -> (partition, records, floor) -> {
+                records.forEach(record -> publisher.publishAll(batches.process(partition, List.of(record), floor)));
                 return List.of();
             };
             case ECHO -> new EchoProcessor(machine);

@@ -5,8 +5,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -42,6 +44,13 @@ final class Assignments {
     private final Backoff backoff = new Backoff();
     private final WorkerHealth health;
     private final Set<TopicPartition> owned = new HashSet<>();
+    /**
+     * Per applicable partition, the offset the database is known to stand at or above: where it
+     * was positioned from the database, raised by each batch this worker committed. The database
+     * never moves back on its own; one found below it lost commits (a backup restored in place, an
+     * asynchronous replica promoted) and must not be applied on as if it had not.
+     */
+    private final Map<TopicPartition, Long> floors = new HashMap<>();
 
     Assignments(Consumer<byte[], byte[]> consumer, PartitionPositioner positioner, TopicCheck topicCheck,
             TopicIdentity identity, Clock clock, WorkerHealth health) {
@@ -61,6 +70,7 @@ final class Assignments {
 
     void assigned(Collection<TopicPartition> partitions) {
         consumer.pause(partitions);
+        partitions.forEach(floors::remove);
         owned.addAll(partitions);
         unpositioned.addAll(partitions);
         refused.removeAll(partitions);
@@ -69,6 +79,7 @@ final class Assignments {
     }
 
     void revoked(Collection<TopicPartition> partitions) {
+        partitions.forEach(floors::remove);
         owned.removeAll(partitions);
         unpositioned.removeAll(partitions);
         refused.removeAll(partitions);
@@ -142,6 +153,8 @@ final class Assignments {
             Set<TopicPartition> notApplied = positioner.position(pending, identity);
             unpositioned.removeAll(pending);
             refused.addAll(notApplied);
+            // Just sought, at or below the database's next offset: the consumer knows it without asking.
+            pending.stream().filter(this::applicable).forEach(tp -> floors.put(tp, consumer.position(tp)));
             consumer.resume(pending.stream().filter(this::applicable).toList());
             backoff.reset();
             tellHealth();
@@ -154,6 +167,16 @@ final class Assignments {
             LOG.warn("positioning partitions {} failed, will retry in {} ms: {}", pending, delay.toMillis(),
                     e.getMessage());
         }
+    }
+
+    /** The offset the partition's database row must stand at or above (0 before it was positioned). */
+    long floor(TopicPartition tp) {
+        return floors.getOrDefault(tp, 0L);
+    }
+
+    /** A batch of the partition up to {@code nextOffset} was committed. */
+    void committed(TopicPartition tp, long nextOffset) {
+        floors.computeIfPresent(tp, (k, floor) -> Math.max(floor, nextOffset));
     }
 
     List<TopicPartition> applicableOf(Collection<TopicPartition> partitions) {

@@ -66,16 +66,16 @@ final class BatchProcessor implements RecordProcessor {
     }
 
     @Override
-    public List<Outbound> process(PartitionId partition, List<Inbound> records) {
+    public List<Outbound> process(PartitionId partition, List<Inbound> records, long floor) {
         long start = System.nanoTime();
-        List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, tx));
+        List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, floor, tx));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         metrics.batch(records.size(), took);
         timings.transaction(took);
         return out;
     }
 
-    private List<Outbound> apply(PartitionId partition, List<Inbound> records, PartitionTransaction tx) {
+    private List<Outbound> apply(PartitionId partition, List<Inbound> records, long floor, PartitionTransaction tx) {
         long decoding = System.nanoTime();
         PartitionMachine.Batch batch = machine.prepare(records);
         timings.decoded(Duration.ofNanos(System.nanoTime() - decoding));
@@ -87,6 +87,10 @@ final class BatchProcessor implements RecordProcessor {
                 "partition " + partition + " was never started: a worker positions it when it is assigned"));
         check(partition, stored);
         PartitionPosition loaded = stored.position();
+        if (loaded.nextOffset() < floor) {
+            // Applied on from here, the records between would be skipped: what they granted, lost.
+            throw new DatabaseBehindException(partition, loaded.nextOffset(), floor);
+        }
         long first = records.get(0).offset();
         LeaseQuery needed = leaseQuery(batch, loaded);
         Map<String, Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()

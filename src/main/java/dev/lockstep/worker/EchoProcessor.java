@@ -19,7 +19,7 @@ final class EchoProcessor implements RecordProcessor {
     }
 
     @Override
-    public List<Outbound> process(PartitionId partition, List<Inbound> records) {
+    public List<Outbound> process(PartitionId partition, List<Inbound> records, long floor) {
         return records.stream().map(machine::echo).toList();
     }
 }

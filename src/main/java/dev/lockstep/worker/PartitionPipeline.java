@@ -45,7 +45,17 @@ final class PartitionPipeline implements AutoCloseable {
         /** Replies acknowledged: {@code nextOffset} may be committed. */
         ACKNOWLEDGED,
         /** Applying or acknowledging failed: consume again from {@code firstOffset}. */
-        FAILED
+        FAILED,
+        /**
+         * Not applied: the database stands below where this worker saw it ({@link DatabaseBehindException}).
+         * The partition must be positioned from the database again.
+         */
+        BEHIND,
+        /**
+         * A batch that failed after an earlier one's acknowledgements had: it is redone from the
+         * earlier batch's offset, where the worker went back already. The partition is free.
+         */
+        DISCARDED
     }
 
     record Settled(TopicPartition partition, long firstOffset, long nextOffset, Stage stage) {
@@ -88,15 +98,16 @@ final class PartitionPipeline implements AutoCloseable {
      * Starts applying one partition's batch; the caller pauses the partition until it is APPLIED or FAILED.
      *
      * @param polledAt {@link System#nanoTime()} when the poll that brought the batch returned
+     * @param floor where the partition's stored position must stand at least ({@link RecordProcessor})
      */
-    void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch, long polledAt) {
+    void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch, long polledAt, long floor) {
         if (applying.containsKey(tp)) {
             throw new IllegalStateException("a batch of " + tp + " is still running; the partition should be paused");
         }
         List<Inbound> records = batch.stream().map(Inbound::of).toList();
         CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> {
             timings.waited(Duration.ofNanos(System.nanoTime() - polledAt));
-            List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()), records);
+            List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()), records, floor);
             long sent = System.nanoTime();
             return publisher.send(out).whenComplete((ok, error) -> timings.acknowledged(
                     Duration.ofNanos(System.nanoTime() - sent)));
@@ -174,10 +185,16 @@ final class PartitionPipeline implements AutoCloseable {
             if (e.getCause() instanceof WorkerStartException refusal) {
                 throw refusal; // this worker must stop applying: it would decide by other rules
             }
+            if (e.getCause() instanceof DatabaseBehindException behind) {
+                LOG.warn("{}; not applying offsets {}..{}: positioning {} from the database again, the records in "
+                        + "between are applied once more (same replies, same tokens)", behind.getMessage(),
+                        batch.firstOffset(), batch.nextOffset() - 1, tp);
+                return new Settled(tp, batch.firstOffset(), batch.nextOffset(), Stage.BEHIND);
+            }
             logFailure(tp, batch, e.getCause());
             // A stale batch is redone anyway, from the earlier batch's offset the worker went back to.
             return new Settled(tp, batch.firstOffset(), batch.nextOffset(),
-                    batch.epoch() == epochs.getOrDefault(tp, 0) ? Stage.FAILED : Stage.APPLIED);
+                    batch.epoch() == epochs.getOrDefault(tp, 0) ? Stage.FAILED : Stage.DISCARDED);
         }
     }
 

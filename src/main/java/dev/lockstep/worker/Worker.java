@@ -205,7 +205,7 @@ public final class Worker implements AutoCloseable {
                 continue;
             }
             if (!pipeline.isApplying(tp)) {
-                pipeline.submit(tp, records.records(tp), polledAt);
+                pipeline.submit(tp, records.records(tp), polledAt, assignments.floor(tp));
             } else if (backlog.add(tp, records.records(tp))) {
                 consumer.pause(List.of(tp));
             }
@@ -231,18 +231,25 @@ public final class Worker implements AutoCloseable {
                 consumer.seek(batch.partition(), batch.firstOffset());
                 free.add(batch.partition());
                 failed = true;
+            } else if (batch.stage() == PartitionPipeline.Stage.BEHIND) {
+                // Paused until positioned where the database stands, like a partition just assigned.
+                backlog.drop(List.of(batch.partition()));
+                assignments.assigned(List.of(batch.partition()));
             }
         }
         for (PartitionPipeline.Settled batch : settled) {
             switch (batch.stage()) {
                 case APPLIED -> {
+                    assignments.committed(batch.partition(), batch.nextOffset());
                     // What arrived meanwhile is the next batch, now: no fetch to wait for.
                     backlog.take(batch.partition()).filter(next -> assignments.applicable(batch.partition()))
-                            .ifPresent(next -> pipeline.submit(batch.partition(), next, System.nanoTime()));
+                            .ifPresent(next -> pipeline.submit(batch.partition(), next, System.nanoTime(),
+                                    assignments.floor(batch.partition())));
                     free.add(batch.partition());
                 }
                 case ACKNOWLEDGED -> done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
-                case FAILED -> {
+                case DISCARDED -> free.add(batch.partition());
+                case FAILED, BEHIND -> {
                     // settled above
                 }
             }

@@ -150,7 +150,12 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     /** Starts a worker that is stopped after the class at the latest. */
     public RunningWorker startWorker(WorkerSettings settings) {
-        RunningWorker worker = RunningWorker.start(settings, database(), Clock.systemUTC());
+        return startWorker(settings, database());
+    }
+
+    /** As {@link #startWorker(WorkerSettings)}, on a database of the test's own. */
+    public RunningWorker startWorker(WorkerSettings settings, DatabaseSettings database) {
+        RunningWorker worker = RunningWorker.start(settings, database, Clock.systemUTC());
         closeAfterClass.add(0, worker);
         return worker;
     }

@@ -1,0 +1,110 @@
+package dev.lockstep.faults;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP forwarder on a local port that can be pointed at another server, dropping every
+ * connection it carried: what a virtual IP, a DNS name or a connection pooler does when a
+ * replica is promoted. The worker's database URL names this port.
+ */
+final class SwitchingProxy implements AutoCloseable {
+
+    private final ServerSocket server;
+    private final List<Socket> open = new CopyOnWriteArrayList<>();
+    private volatile int target;
+
+    private SwitchingProxy(ServerSocket server, int target) {
+        this.server = server;
+        this.target = target;
+    }
+
+    static SwitchingProxy to(int targetPort) {
+        try {
+            SwitchingProxy proxy = new SwitchingProxy(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()),
+                    targetPort);
+            Thread accepting = new Thread(proxy::accept, "proxy-accept");
+            accepting.setDaemon(true);
+            accepting.start();
+            return proxy;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    int port() {
+        return server.getLocalPort();
+    }
+
+    /** From now on to {@code targetPort}; the connections open until now are cut. */
+    void switchTo(int targetPort) {
+        target = targetPort;
+        for (Socket socket : open) {
+            closeQuietly(socket);
+        }
+        open.clear();
+    }
+
+    private void accept() {
+        while (!server.isClosed()) {
+            try {
+                Socket client = server.accept();
+                Socket upstream;
+                try {
+                    upstream = new Socket(InetAddress.getLoopbackAddress(), target);
+                } catch (IOException refused) {
+                    closeQuietly(client);
+                    continue;
+                }
+                open.add(client);
+                open.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side went away
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                open.remove(from);
+                open.remove(to);
+            }
+        }, "proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // closing
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        switchTo(target);
+    }
+}
