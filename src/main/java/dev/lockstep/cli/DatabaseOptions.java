@@ -1,6 +1,7 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.store.DatabaseSettings;
+import dev.lockstep.store.DatabaseTimeouts;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -30,6 +31,7 @@ final class DatabaseOptions {
 
     /** The settings for {@code url}, with the user and password options applied to it. */
     DatabaseSettings settings(String url, int poolSize) {
-        return new DatabaseSettings(url, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), poolSize);
+        return new DatabaseSettings(url, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), poolSize,
+                DatabaseTimeouts.DEFAULT);
     }
 }

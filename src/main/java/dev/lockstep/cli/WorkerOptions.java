@@ -20,6 +20,14 @@ final class WorkerOptions {
     @Mixin
     DatabaseOptions db;
 
+    @Mixin
+    DatabaseTimeoutOptions dbTimeouts;
+
+    @Option(names = "--stall-timeout", paramLabel = "SECONDS", defaultValue = "120",
+            description = "/health/live fails when a partition's records have waited this long for their batch to "
+                    + "commit (a database that hangs or keeps failing). Default: ${DEFAULT-VALUE}.")
+    long stallTimeoutSeconds;
+
     @Option(names = "--db-pool-size", defaultValue = "13", description = "Database connections. Default: ${DEFAULT-VALUE}.")
     int dbPoolSize;
 
@@ -77,7 +85,7 @@ final class WorkerOptions {
     }
 
     DatabaseSettings database() {
-        return db.settings(dbPoolSize);
+        return db.settings(dbPoolSize).withTimeouts(dbTimeouts.timeouts());
     }
 
     /** The URL given by flag, environment or properties file, if any. */
@@ -87,7 +95,7 @@ final class WorkerOptions {
 
     /** The database at {@code url} (dev's own), with the user, password and pool options. */
     DatabaseSettings database(String url) {
-        return db.settings(url, dbPoolSize);
+        return db.settings(url, dbPoolSize).withTimeouts(dbTimeouts.timeouts());
     }
 
     WorkerSettings worker(KafkaSettings kafka, TopicNames topics) {
@@ -96,6 +104,7 @@ final class WorkerOptions {
                 new Retention(Duration.ofSeconds(requestRetentionSeconds), Retention.DEFAULT.interval(),
                         Retention.DEFAULT.batchSize()),
                 applyThreads, acceptSettingsChange,
-                new CheckpointPolicy(Duration.ofSeconds(checkpointIntervalSeconds), checkpointsKept));
+                new CheckpointPolicy(Duration.ofSeconds(checkpointIntervalSeconds), checkpointsKept),
+                Duration.ofSeconds(stallTimeoutSeconds));
     }
 }

@@ -24,6 +24,9 @@ public final class PostgresLockStore implements LockStore {
 
     private static final int OPEN_ATTEMPTS = 5;
 
+    /** The {@code application_name} of the worker's database sessions. */
+    public static final String APPLICATION_NAME = "lockstep-worker";
+
     private final HikariDataSource dataSource;
     /** Each partition's latest checkpoint time as last seen here, so that most batches need not ask. */
     private final Map<PartitionId, Instant> checkpointed = new ConcurrentHashMap<>();
@@ -77,7 +80,12 @@ public final class PostgresLockStore implements LockStore {
         // And a commit is durable before it returns, whatever the server's default: the worker
         // publishes a batch's replies after its commit, so a commit lost in a crash would be a
         // grant the database forgot and the caller was told of.
-        config.setConnectionInitSql("SET plan_cache_mode = auto; SET synchronous_commit = on");
+        config.setConnectionInitSql("SET plan_cache_mode = auto; SET synchronous_commit = on; "
+                + settings.timeouts().sessionSql());
+        config.addDataSourceProperty("socketTimeout", settings.timeouts().socketSeconds());
+        config.addDataSourceProperty("tcpKeepAlive", true);
+        // What an operator (and FrozenDatabaseIT) finds the worker's sessions by in pg_stat_activity.
+        config.addDataSourceProperty("ApplicationName", APPLICATION_NAME);
         // Fail fast at start with a clear message instead of waiting 30 s for a pool that cannot fill.
         config.setInitializationFailTimeout(5_000);
         // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:
@@ -144,6 +152,9 @@ public final class PostgresLockStore implements LockStore {
                 return result;
             } catch (RuntimeException | SQLException e) {
                 rollbackQuietly(connection, e);
+                // The retry gets a connection of its own: this one's server may be the trouble (a
+                // frozen backend, a half-open connection); a new one costs a millisecond.
+                dataSource.evictConnection(connection);
                 throw e;
             }
         } catch (SQLException e) {

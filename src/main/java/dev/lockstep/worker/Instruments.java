@@ -48,6 +48,11 @@ final class Instruments implements AutoCloseable {
                         h -> h.sinceLastPoll().map(Duration::toMillis).orElse(-1000L) / 1000.0)
                 .description("Seconds since the poll loop last polled (-1 before the first poll)").register(registry);
         // Asked of the database at each scrape: a NaN while it does not answer.
+        Gauge.builder("lockstep.batch.wait", health, h -> h.longestBatchWait().toMillis() / 1000.0)
+                .baseUnit("seconds")
+                .description("How long the records that have waited longest for their batch to commit have waited "
+                        + "(0 when none waits); /health/live fails past the stall timeout")
+                .register(registry);
         Gauge.builder("lockstep.locks.held", store, s -> {
             try {
                 return s.liveLeases(commandTopic);

@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -93,7 +94,7 @@ public final class Worker implements AutoCloseable {
         this.admin = admin;
         this.commits = new OffsetCommits(consumer);
         this.metrics = new WorkerMetrics(registry, clock);
-        this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), store);
+        this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), settings.stallTimeout(), store);
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
                 metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
@@ -205,7 +206,7 @@ public final class Worker implements AutoCloseable {
                 continue;
             }
             if (!pipeline.isApplying(tp)) {
-                pipeline.submit(tp, records.records(tp), polledAt, assignments.floor(tp));
+                submit(tp, records.records(tp), polledAt);
             } else if (backlog.add(tp, records.records(tp))) {
                 consumer.pause(List.of(tp));
             }
@@ -241,10 +242,10 @@ public final class Worker implements AutoCloseable {
             switch (batch.stage()) {
                 case APPLIED -> {
                     assignments.committed(batch.partition(), batch.nextOffset());
+                    health.batchCommitted(batch.partition().toString());
                     // What arrived meanwhile is the next batch, now: no fetch to wait for.
                     backlog.take(batch.partition()).filter(next -> assignments.applicable(batch.partition()))
-                            .ifPresent(next -> pipeline.submit(batch.partition(), next, System.nanoTime(),
-                                    assignments.floor(batch.partition())));
+                            .ifPresent(next -> submit(batch.partition(), next, System.nanoTime()));
                     free.add(batch.partition());
                 }
                 case ACKNOWLEDGED -> done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
@@ -264,6 +265,11 @@ public final class Worker implements AutoCloseable {
         } else {
             backoff.reset();
         }
+    }
+
+    private void submit(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> batch, long polledAt) {
+        health.batchSubmitted(tp.toString());
+        pipeline.submit(tp, batch, polledAt, assignments.floor(tp));
     }
 
     private void pause(Duration delay) {
@@ -314,6 +320,7 @@ public final class Worker implements AutoCloseable {
                     .forEach(batch -> commits.acknowledged(batch.partition(), batch.nextOffset()));
             commits.commitNow(partitions);
             assignments.revoked(partitions);
+            partitions.forEach(tp -> health.dropped(tp.toString()));
             LOG.info("partitions revoked: {}", partitions);
         }
 
@@ -323,6 +330,7 @@ public final class Worker implements AutoCloseable {
             pipeline.await(partitions);
             commits.forget(partitions);
             assignments.revoked(partitions);
+            partitions.forEach(tp -> health.dropped(tp.toString()));
             LOG.warn("partitions lost (another worker may own them now): {}", partitions);
         }
     }

@@ -7,7 +7,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Whether the worker is alive and ready, with the reasons when it is not; read from any thread
@@ -15,7 +17,10 @@ import java.util.Optional;
  *
  * <ul>
  * <li><b>Live</b>: the poll loop polled within the consumer's {@code max.poll.interval.ms}; past
- * it the group has taken the partitions away and the process should be restarted.
+ * it the group has taken the partitions away and the process should be restarted. And no
+ * partition's records have waited longer than the stall timeout for their batch to commit: the
+ * database hangs (a frozen backend holding the partition's row, past every timeout) or keeps
+ * failing, and the worker cannot answer that partition's callers.
  * <li><b>Ready</b>: partitions are assigned and every one is positioned, the database answers,
  * and the last publication the broker answered was acknowledged.
  * </ul>
@@ -42,11 +47,37 @@ public final class WorkerHealth {
     private volatile Optional<Instant> lastPoll = Optional.empty();
     private volatile Partitions partitions = Partitions.NONE;
     private volatile Optional<String> publishFailure = Optional.empty();
+    private final Duration stallTimeout;
+    /** Per partition, when its oldest records not yet committed were first handed to a batch. */
+    private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
 
-    WorkerHealth(Clock clock, Duration maxPollInterval, LockStore store) {
+    WorkerHealth(Clock clock, Duration maxPollInterval, Duration stallTimeout, LockStore store) {
         this.clock = clock;
         this.maxPollInterval = maxPollInterval;
+        this.stallTimeout = stallTimeout;
         this.store = store;
+    }
+
+    /** A batch of the partition was handed to an apply thread (a first attempt, or a retry). */
+    void batchSubmitted(String partition) {
+        waitingSince.putIfAbsent(partition, clock.instant());
+    }
+
+    /** A batch of the partition committed: nothing of it waits any more. */
+    void batchCommitted(String partition) {
+        waitingSince.remove(partition);
+    }
+
+    /** The partition is no longer this worker's. */
+    void dropped(String partition) {
+        waitingSince.remove(partition);
+    }
+
+    /** How long the records that have waited longest for their batch to commit have waited; zero when none waits. */
+    public Duration longestBatchWait() {
+        Instant now = clock.instant();
+        return waitingSince.values().stream().map(since -> Duration.between(since, now)).max(Duration::compareTo)
+                .orElse(Duration.ZERO);
     }
 
     void polled() {
@@ -78,6 +109,15 @@ public final class WorkerHealth {
         if (since.get().compareTo(maxPollInterval) > 0) {
             return new Status(false, List.of("the poll loop last polled " + since.get().toSeconds()
                     + " s ago, more than max.poll.interval.ms (" + maxPollInterval.toMillis() + " ms)"));
+        }
+        Instant now = clock.instant();
+        List<String> stalled = waitingSince.entrySet().stream()
+                .filter(e -> Duration.between(e.getValue(), now).compareTo(stallTimeout) > 0)
+                .map(e -> e.getKey() + " (" + Duration.between(e.getValue(), now).toSeconds() + " s)").sorted().toList();
+        if (!stalled.isEmpty()) {
+            return new Status(false, List.of("records have waited longer than the stall timeout ("
+                    + stallTimeout.toSeconds() + " s) for their batch to commit, on " + String.join(", ", stalled)
+                    + ": the database hangs or keeps failing (see the log)"));
         }
         return new Status(true, List.of());
     }

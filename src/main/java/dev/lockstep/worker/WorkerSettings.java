@@ -6,6 +6,7 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.CheckpointPolicy;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -16,14 +17,18 @@ import java.util.Objects;
  *     a partition, record its own from the partition's next offset on, instead of refusing
  * @param checkpoints how often each partition's state is recorded for replays that start after the
  *     log's beginning was deleted
+ * @param stallTimeout how long a partition's records may wait for their batch to commit (hung or
+ *     failing database) before {@code /health/live} fails
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
         Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange,
-        CheckpointPolicy checkpoints) {
+        CheckpointPolicy checkpoints, Duration stallTimeout) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
     /** Partition batches applied side by side; each holds one database connection while it runs. */
     public static final int DEFAULT_APPLY_THREADS = 12;
+    /** Past the database's own timeouts (docs/operations.md#a-database-that-hangs), with retries. */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(120);
 
     public WorkerSettings {
         Objects.requireNonNull(kafka, "kafka");
@@ -33,6 +38,7 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(checkpoints, "checkpoints");
+        Objects.requireNonNull(stallTimeout, "stallTimeout");
         if (applyThreads < 1) {
             throw new IllegalArgumentException("apply threads must be at least 1: " + applyThreads);
         }
@@ -53,7 +59,7 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
                 Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS, false,
-                CheckpointPolicy.DEFAULT);
+                CheckpointPolicy.DEFAULT, DEFAULT_STALL_TIMEOUT);
     }
 
     /** The settings that decide replies, for a command topic of {@code partitions} partitions. */
@@ -63,26 +69,31 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
         return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, checkpoints);
+                acceptSettingsChange, checkpoints, stallTimeout);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
         return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, checkpoints);
+                acceptSettingsChange, checkpoints, stallTimeout);
     }
 
     public WorkerSettings withLimits(Limits newLimits, boolean acceptChange) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, newLimits, retention, applyThreads, acceptChange,
-                checkpoints);
+                checkpoints, stallTimeout);
     }
 
     public WorkerSettings withCheckpoints(CheckpointPolicy newCheckpoints) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, newCheckpoints);
+                acceptSettingsChange, newCheckpoints, stallTimeout);
     }
 
     public WorkerSettings withRetention(Retention newRetention) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, newRetention, applyThreads,
-                acceptSettingsChange, checkpoints);
+                acceptSettingsChange, checkpoints, stallTimeout);
+    }
+
+    public WorkerSettings withStallTimeout(Duration newStallTimeout) {
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
+                acceptSettingsChange, checkpoints, newStallTimeout);
     }
 }

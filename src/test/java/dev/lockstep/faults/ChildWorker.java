@@ -37,9 +37,16 @@ final class ChildWorker implements AutoCloseable {
     /** A worker on other topics than the class's (the soak test uses fresh topics every round). */
     static ChildWorker start(LockstepExtension env, TopicNames topics, String name, String groupId,
             Map<String, String> kafkaProperties) {
+        return start(env, topics, name, groupId, kafkaProperties, List.of());
+    }
+
+    /** @param options more of the worker's command-line options */
+    static ChildWorker start(LockstepExtension env, TopicNames topics, String name, String groupId,
+            Map<String, String> kafkaProperties, List<String> options) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "faults"));
             List<String> args = LockstepProcess.workerArgs(env, topics, groupId);
+            args.addAll(options);
             if (!kafkaProperties.isEmpty()) {
                 Path config = dir.resolve(name + ".properties");
                 StringBuilder text = new StringBuilder();

@@ -77,7 +77,7 @@ class WorkerHealthTest {
     @Test
     void liveWhilePollingWithinTheMaxPollInterval() {
         Ticking clock = new Ticking();
-        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), new Database());
+        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new Database());
         assertThat(health.live().ok()).as("before the first poll").isFalse();
         health.polled();
         clock.now = clock.now.plus(Duration.ofMinutes(4));
@@ -89,9 +89,33 @@ class WorkerHealthTest {
     }
 
     @Test
+    void notLiveOnceAPartitionsRecordsHaveWaitedPastTheStallTimeoutForTheirBatchToCommit() {
+        Ticking clock = new Ticking();
+        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new Database());
+        health.polled();
+        health.batchSubmitted("lock.commands-1");
+        clock.now = clock.now.plus(Duration.ofSeconds(90));
+        health.polled();
+        // Retried batches do not start the wait again: the records have waited since the first.
+        health.batchSubmitted("lock.commands-1");
+        health.batchSubmitted("lock.commands-2");
+        assertThat(health.live().ok()).isTrue();
+        assertThat(health.longestBatchWait()).isEqualTo(Duration.ofSeconds(90));
+        clock.now = clock.now.plus(Duration.ofSeconds(31));
+        health.polled();
+        assertThat(health.live().problems()).singleElement().asString().contains("lock.commands-1 (121 s)")
+                .contains("stall timeout (120 s)").doesNotContain("lock.commands-2");
+        health.batchCommitted("lock.commands-1");
+        assertThat(health.live().ok()).isTrue();
+        assertThat(health.longestBatchWait()).isEqualTo(Duration.ofSeconds(31));
+        health.dropped("lock.commands-2");
+        assertThat(health.longestBatchWait()).isZero();
+    }
+
+    @Test
     void readyOnlyWithPositionedPartitionsADatabaseAndAcknowledgedPublications() {
         Database database = new Database();
-        WorkerHealth health = new WorkerHealth(new Ticking(), Duration.ofMinutes(5), database);
+        WorkerHealth health = new WorkerHealth(new Ticking(), Duration.ofMinutes(5), Duration.ofMinutes(2), database);
         health.polled();
         assertThat(health.ready().problems()).containsExactly("no partition of the command topic is assigned to this worker");
         health.partitions(new WorkerHealth.Partitions(3, 2, List.of()));
