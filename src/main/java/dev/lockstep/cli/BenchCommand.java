@@ -71,7 +71,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--modes", split = ",", paramLabel = "MODE", converter = ModeName.class,
             description = {"Which modes to run, by the names the results use. Default: all three.",
-                "  echo: the Kafka ceiling: every command read and answered not_found, no database;",
+                "  echo: the Kafka ceiling: every command read and answered not_acquired or not_found, no database;",
                 "  per-command: the seed's design: one transaction per command, answered right after it;",
                 "  lockstep: the worker as shipped: one transaction per partition batch."})
     List<ApplyMode> modes;

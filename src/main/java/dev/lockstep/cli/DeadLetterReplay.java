@@ -11,11 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
@@ -53,6 +55,24 @@ final class DeadLetterReplay {
     }
 
     Plan plan(ConsumerRecord<byte[], byte[]> dead, boolean asNew) {
+        if (DeadLetterHeaders.cut(dead.headers())
+                || dead.headers().lastHeader(DeadLetterHeaders.DROPPED_HEADERS) != null) {
+            // A copy cut to fit the dead-letter topic: the record itself is still in the command topic, or lost.
+            Optional<ConsumerRecord<byte[], byte[]>> whole = source(dead)
+                    .flatMap(at -> reader.recordAt(at.tp(), at.offset()));
+            if (whole.isEmpty()) {
+                return new Plan.Refuse("this dead letter holds only the start of its record (it did not fit the "
+                        + "dead-letter topic whole), and the record is no longer in " + commandTopic);
+            }
+            ConsumerRecord<byte[], byte[]> record = whole.get();
+            return planFor(new ConsumerRecord<>(dead.topic(), dead.partition(), dead.offset(), dead.timestamp(),
+                    dead.timestampType(), -1, -1, record.key(), record.value(), withSource(record, dead),
+                    Optional.empty()), asNew);
+        }
+        return planFor(dead, asNew);
+    }
+
+    private Plan planFor(ConsumerRecord<byte[], byte[]> dead, boolean asNew) {
         var headers = DeadLetterHeaders.without(dead.headers(), DeadLetterHeaders.ADDED);
         if (asNew) {
             return renamed(dead.value()).<Plan>map(value -> new Plan.Publish(new ProducerRecord<>(commandTopic, null,
@@ -71,42 +91,72 @@ final class DeadLetterReplay {
                 Optional.empty());
     }
 
+    /** {@code topic-partition@offset} read. */
+    private record Position(TopicPartition tp, long offset) {
+        @Override
+        public String toString() {
+            return tp + "@" + offset;
+        }
+    }
+
+    /**
+     * Where the dead letter's record is in the command topic: the record a mark marks (the command
+     * as it was sent), else its {@code lockstep-source}.
+     */
+    private Optional<Position> source(ConsumerRecord<byte[], byte[]> dead) {
+        Header marked = dead.headers().lastHeader(DeadLetterHeaders.REPLY_OF);
+        return position(marked != null ? marked : dead.headers().lastHeader(DeadLetterHeaders.SOURCE))
+                .filter(p -> p.tp().topic().equals(commandTopic));
+    }
+
+    /** The record's own headers, with the dead letter's source and mark headers, which the age check reads. */
+    private static RecordHeaders withSource(ConsumerRecord<byte[], byte[]> record, ConsumerRecord<byte[], byte[]> dead) {
+        RecordHeaders headers = DeadLetterHeaders.without(record.headers(), DeadLetterHeaders.ADDED);
+        for (String name : List.of(DeadLetterHeaders.SOURCE, DeadLetterHeaders.REPLY_OF)) {
+            Header header = dead.headers().lastHeader(name);
+            if (header != null) {
+                headers.add(header);
+            }
+        }
+        return headers;
+    }
+
+    private static Optional<Position> position(Header header) {
+        String position = header == null ? "" : new String(header.value(), StandardCharsets.UTF_8);
+        int at = position.lastIndexOf('@');
+        int dash = at < 0 ? -1 : position.lastIndexOf('-', at);
+        if (dash <= 0) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new Position(new TopicPartition(position.substring(0, dash),
+                    Integer.parseInt(position.substring(dash + 1, at))), Long.parseLong(position.substring(at + 1))));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
     /**
      * Why the dead letter's command record is too old to publish as it was; empty when it is not.
      * A dead letter made from the worker's undeliverable mark is as old as the record it marks,
      * which was decided (and its request ID remembered) at its own log time.
      */
     private Optional<String> tooOld(ConsumerRecord<byte[], byte[]> dead) {
-        Header source = Optional.ofNullable(dead.headers().lastHeader(DeadLetterHeaders.REPLY_OF))
-                .orElse(dead.headers().lastHeader(DeadLetterHeaders.SOURCE));
-        Optional<TopicPartition> tp = Optional.empty();
-        long offset = -1;
-        String position = source == null ? "" : new String(source.value(), StandardCharsets.UTF_8);
-        int at = position.lastIndexOf('@');
-        int dash = at < 0 ? -1 : position.lastIndexOf('-', at);
-        try {
-            if (dash > 0) {
-                tp = Optional.of(new TopicPartition(position.substring(0, dash),
-                        Integer.parseInt(position.substring(dash + 1, at))));
-                offset = Long.parseLong(position.substring(at + 1));
-            }
-        } catch (NumberFormatException e) {
-            tp = Optional.empty();
-        }
-        if (tp.isEmpty() || !tp.get().topic().equals(commandTopic)) {
+        Optional<Position> at = source(dead);
+        if (at.isEmpty()) {
             return Optional.of("its " + DeadLetterHeaders.SOURCE + " header does not name a record of " + commandTopic
                     + ", so its age cannot be told");
         }
-        Optional<ConsumerRecord<byte[], byte[]>> command = reader.recordAt(tp.get(), offset);
+        Optional<ConsumerRecord<byte[], byte[]>> command = reader.recordAt(at.get().tp(), at.get().offset());
         if (command.isEmpty() || command.get().timestampType() != TimestampType.LOG_APPEND_TIME) {
-            return Optional.of("its command record " + position + " is no longer in the log (or has no log-append "
+            return Optional.of("its command record " + at.get() + " is no longer in the log (or has no log-append "
                     + "time), so its age cannot be told");
         }
         Instant appended = Instant.ofEpochMilli(command.get().timestamp());
         Duration margin = retention.dividedBy(10).compareTo(MAX_MARGIN) < 0 ? retention.dividedBy(10) : MAX_MARGIN;
         Duration age = Duration.between(appended, clock.instant());
         if (age.compareTo(retention.minus(margin)) >= 0) {
-            return Optional.of("its command record " + position + " was appended at " + appended + ", "
+            return Optional.of("its command record " + at.get() + " was appended at " + appended + ", "
                     + age.toSeconds() + " s ago");
         }
         return Optional.empty();

@@ -172,13 +172,16 @@ public final class PartitionMachine {
 
     /**
      * The triage alone, for a benchmark's echo mode: what a record would be answered if the lock
-     * rules were not run (every valid command {@code not_found}).
+     * rules were not run (an acquire {@code not_acquired}, every other valid command
+     * {@code not_found}: answers a client takes for its command's).
      */
     public Outbound echo(Inbound record) {
         Triaged triaged = triage.triage(record);
         if (triaged instanceof Triaged.Apply apply) {
-            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), new Verdict.NotFound())),
-                    new Outbound.Answer.Decided(Optional.of(apply.command().type()), Outcome.NOT_FOUND));
+            Verdict verdict = apply.command() instanceof Command.Acquire ? new Verdict.NotAcquired(Duration.ZERO)
+                    : new Verdict.NotFound();
+            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), verdict)),
+                    new Outbound.Answer.Decided(Optional.of(apply.command().type()), verdict.outcome()));
         } else if (triaged instanceof Triaged.Reject reject) {
             return reject.reply(record);
         } else if (triaged instanceof Triaged.Undelivered marker) {

@@ -3,10 +3,12 @@ package dev.lockstep.engine;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ResourcePartition;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -54,15 +56,28 @@ final class Triage {
                     + " naming an earlier record of " + record.topic() + "-" + record.partition(),
                     Outbound.Cause.UNREADABLE);
         }
+        if (DeadLetterHeaders.cut(record.headers())) {
+            // The marked record did not fit its own topic again whole: its reply cannot be made
+            // from this copy (an invalid one is rebuilt from the record). A valid command always
+            // fits, cut of headers the worker does not read; only an oversized key comes here.
+            return new Triaged.DeadLetter("the reply to " + new String(of.value(), StandardCharsets.UTF_8)
+                    + " could not be delivered (" + reasonOf(undeliverable) + "), and that record is too large to be "
+                    + "written to its partition again whole: its reply is not in the log; the record is at that "
+                    + "position", Outbound.Cause.REPLY_UNDELIVERABLE);
+        }
         Triaged command = command(record);
         if (command instanceof Triaged.Answered answered) {
-            String reason = new String(undeliverable.value() == null ? new byte[0] : undeliverable.value(),
-                    StandardCharsets.UTF_8);
-            return new Triaged.Undelivered(answered, marked.getAsLong(),
-                    reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) : reason);
+            return new Triaged.Undelivered(answered, marked.getAsLong(), reasonOf(undeliverable));
         }
         Triaged.DeadLetter dead = (Triaged.DeadLetter) command;
         return new Triaged.DeadLetter("marks a record that got no reply: " + dead.reason(), dead.cause());
+    }
+
+    /** A marker's reason: the worker's, or a producer's cut to {@link #MAX_REASON} characters. */
+    private static String reasonOf(Header undeliverable) {
+        String reason = new String(undeliverable.value() == null ? new byte[0] : undeliverable.value(),
+                StandardCharsets.UTF_8);
+        return reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) : reason;
     }
 
     /** The offset in {@code topic-partition@offset}, when it names an earlier record of the same partition. */
@@ -92,6 +107,13 @@ final class Triage {
         ReplyRoute route = ((Routing.Routed) routing).route();
         Header correlation = record.headers().lastHeader(ReplyRouter.CORRELATION_HEADER);
         Optional<byte[]> correlationId = Optional.ofNullable(correlation).map(Header::value);
+        if (correlationId.isPresent() && correlationId.get().length > Limits.MAX_CORRELATION_ID_BYTES) {
+            // Copied onto the reply it would make the reply as large as the producer wished.
+            return new Triaged.Reject(route, Optional.empty(), Reply.Rejected.of(withError(
+                    (ParsedCommand.Answerable) parsed, new FieldError(ReplyRouter.CORRELATION_HEADER,
+                            "must be at most " + Limits.MAX_CORRELATION_ID_BYTES + " bytes (it is copied onto the "
+                                    + "reply); it has " + correlationId.get().length))));
+        }
         if (parsed instanceof ParsedCommand.Valid valid) {
             int expected = partitionOf(record.key(), partitions);
             if (expected != record.partition()) {
@@ -102,6 +124,19 @@ final class Triage {
             return new Triaged.Apply(route, correlationId, valid.command());
         }
         return new Triaged.Reject(route, correlationId, Reply.Rejected.of((ParsedCommand.Invalid) parsed));
+    }
+
+    /** The command as invalid, with {@code error} added to what else is wrong with it. */
+    private static ParsedCommand.Invalid withError(ParsedCommand.Answerable parsed, FieldError error) {
+        if (parsed instanceof ParsedCommand.Valid valid) {
+            return new ParsedCommand.Invalid(valid.requestId(), valid.replyTo(), Optional.of(valid.command().type()),
+                    Optional.of(valid.command().resource()), List.of(error));
+        }
+        ParsedCommand.Invalid invalid = (ParsedCommand.Invalid) parsed;
+        List<FieldError> errors = new ArrayList<>(invalid.errors());
+        errors.add(error);
+        return new ParsedCommand.Invalid(invalid.requestId(), invalid.replyTo(), invalid.type(), invalid.resource(),
+                errors);
     }
 
     /** The partition the Java client's default partitioner chooses for a key: murmur2, made positive, mod count. */

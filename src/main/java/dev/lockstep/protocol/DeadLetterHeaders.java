@@ -25,8 +25,27 @@ public final class DeadLetterHeaders {
     public static final String REPLY_OF = "lockstep-reply-of";
     /** The headers of that copy, beside the command record's own. */
     public static final Set<String> MARKER = Set.of(UNDELIVERABLE, REPLY_OF);
+    /**
+     * On a copy of a record that did not fit its topic whole (a dead letter, a mark): the size in
+     * bytes and SHA-256 (hex) of the record's key, or value, where the copy carries only its start.
+     */
+    public static final String ORIGINAL_KEY_BYTES = "lockstep-original-key-bytes";
+    public static final String ORIGINAL_KEY_SHA256 = "lockstep-original-key-sha256";
+    public static final String ORIGINAL_VALUE_BYTES = "lockstep-original-value-bytes";
+    public static final String ORIGINAL_VALUE_SHA256 = "lockstep-original-value-sha256";
+    /** On such a copy: the record's own headers it leaves out, by name, and their size. */
+    public static final String DROPPED_HEADERS = "lockstep-dropped-headers";
+    /** The headers that say a copy is not whole. */
+    public static final Set<String> CUT = Set.of(ORIGINAL_KEY_BYTES, ORIGINAL_KEY_SHA256, ORIGINAL_VALUE_BYTES,
+            ORIGINAL_VALUE_SHA256, DROPPED_HEADERS);
     /** What the worker added: dropped when a dead letter is published to the command topic again. */
-    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF);
+    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF, ORIGINAL_KEY_BYTES,
+            ORIGINAL_KEY_SHA256, ORIGINAL_VALUE_BYTES, ORIGINAL_VALUE_SHA256, DROPPED_HEADERS);
+
+    /** Whether the record is a copy cut to fit its topic: its key or value is not the original's. */
+    public static boolean cut(Headers headers) {
+        return headers.lastHeader(ORIGINAL_KEY_SHA256) != null || headers.lastHeader(ORIGINAL_VALUE_SHA256) != null;
+    }
 
     private DeadLetterHeaders() {
     }

@@ -14,6 +14,11 @@ public record Limits(Duration maxTtl, int maxValueBytes) {
     public static final int MAX_REQUEST_ID_CHARS = 128;
     public static final int MAX_RESOURCE_CHARS = 255;
     public static final int MAX_OWNER_CHARS = 255;
+    /**
+     * The longest {@code kafka_correlationId} a command may carry: it is copied onto the reply, so
+     * a longer one would make the reply as large as the producer wished. Spring's are 16 bytes.
+     */
+    public static final int MAX_CORRELATION_ID_BYTES = 1024;
     public static final Duration DEFAULT_MAX_TTL = Duration.ofSeconds(86_400);
     public static final int DEFAULT_MAX_VALUE_BYTES = 16 * 1024;
 

@@ -16,7 +16,7 @@ public enum ApplyMode {
      * baseline); partitions still run side by side.
      */
     PER_COMMAND,
-    /** No database: every valid command gets a fixed {@code not_found} reply (the Kafka ceiling). */
+    /** No database: every valid command gets a fixed reply ({@code not_acquired} or {@code not_found}; the Kafka ceiling). */
     ECHO;
 
     RecordProcessor processor(BatchProcessor batches, PartitionMachine machine, OutboundPublisher publisher) {

@@ -14,9 +14,13 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 
 /** The worker's checks of the topics it needs: at start, and of the command topic's identity while it runs. */
 final class TopicCheck {
+
+    /** Room for the largest reply or lease event the protocol's limits allow, and a dead letter's headers, with margin. */
+    static final int MIN_MESSAGE_BYTES = 16 * 1024;
 
     private final Admin admin;
     private final TopicNames topics;
@@ -38,6 +42,7 @@ final class TopicCheck {
             throw new WorkerStartException("missing topics " + missing + "; create them with: lockstep topics apply");
         }
         requireLogAppendTime();
+        requireRoomForWhatTheWorkerWrites();
         TopicIdentity identity = identity();
         int eventPartitions = await(admin.describeTopics(List.of(topics.events())).allTopicNames(),
                 "describing the events topic").get(topics.events()).partitions().size();
@@ -73,6 +78,25 @@ final class TopicCheck {
                     + "; the worker needs LogAppendTime, the broker's time, as every command's \"now\" (a producer's "
                     + "timestamp can be forged). Fix it with: kafka-configs --alter --entity-type topics "
                     + "--entity-name " + topics.commands() + " --add-config message.timestamp.type=LogAppendTime");
+        }
+    }
+
+    /**
+     * A reply, a lease event and a dead letter cut to its smallest are bounded by the protocol's
+     * limits (a few KiB); a topic that cannot take them would stall every partition on them.
+     */
+    private void requireRoomForWhatTheWorkerWrites() {
+        List<ConfigResource> written = List.of(topics.replies(), topics.events(), topics.deadLetters()).stream()
+                .map(name -> new ConfigResource(ConfigResource.Type.TOPIC, name)).toList();
+        Map<ConfigResource, Config> configs = await(admin.describeConfigs(written).all(), "reading the topics' configs");
+        for (ConfigResource topic : written) {
+            ConfigEntry max = configs.get(topic).get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+            if (max != null && Integer.parseInt(max.value()) < MIN_MESSAGE_BYTES) {
+                throw new WorkerStartException("the topic " + topic.name() + " has max.message.bytes=" + max.value()
+                        + "; the worker needs at least " + MIN_MESSAGE_BYTES + " for what it writes there. Fix it "
+                        + "with: kafka-configs --alter --entity-type topics --entity-name " + topic.name()
+                        + " --add-config max.message.bytes=" + MIN_MESSAGE_BYTES);
+            }
         }
     }
 

@@ -96,7 +96,7 @@ public final class Worker implements AutoCloseable {
         this.metrics = new WorkerMetrics(registry, clock);
         this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), settings.stallTimeout(), store);
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
-                metrics, health);
+                WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }

@@ -18,6 +18,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class WorkerClients {
 
     private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 30_000;
+    private static final int PRODUCER_DEFAULT_MAX_REQUEST_SIZE = 1024 * 1024;
 
     /**
      * How fast a worker that died is replaced. Kafka's defaults (a 45 s session) suit stream
@@ -77,6 +78,12 @@ final class WorkerClients {
         Object configured = settings.kafka().with(Map.of()).get(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG);
         return Duration.ofMillis(configured == null ? CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS
                 : Long.parseLong(configured.toString().trim()));
+    }
+
+    /** The producer's {@code max.request.size}: the largest record it sends (Kafka's default 1 MiB, or the operator's). */
+    static int maxRequestSize(WorkerSettings settings) {
+        Object configured = settings.kafka().with(Map.of()).get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        return configured == null ? PRODUCER_DEFAULT_MAX_REQUEST_SIZE : Integer.parseInt(configured.toString().trim());
     }
 
     static Admin admin(WorkerSettings settings) {

@@ -240,4 +240,21 @@ class CliIT {
         assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_LOG_APPEND_TIME);
         assertThat(run.err()).contains("message.timestamp.type=CreateTime").contains("needs LogAppendTime");
     }
+
+    /** A dead-letter topic that could not take a dead letter cut to its smallest would stall every partition. */
+    @Test
+    void theWorkerRefusesATopicTooSmallForWhatItWritesThere() throws Exception {
+        String name = "tiny." + env.topics().deadLetters();
+        Path dir = Files.createTempDirectory("topics");
+        Files.writeString(dir.resolve("d.properties"),
+                "name=" + name + "\npartitions=1\nreplication.factor=1\nconfig.max.message.bytes=8192\n");
+        assertThat(runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+                env.kafka().bootstrapServers()).exitCode()).isZero();
+        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+                "--db-url", env.database().jdbcUrl(), "--command-topic", env.topics().commands(),
+                "--reply-topic", env.topics().replies(), "--dead-letter-topic", name,
+                "--events-topic", env.topics().events());
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
+        assertThat(run.err()).contains(name + " has max.message.bytes=8192").contains("at least 16384");
+    }
 }

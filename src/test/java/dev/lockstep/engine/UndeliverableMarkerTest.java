@@ -155,4 +155,47 @@ class UndeliverableMarkerTest {
         Outbound.DeadLetter dead = dead(machine.step(marker(1, ACQUIRE, "x".repeat(10_000), "lock.commands-0@0"), state));
         assertThat(dead.reason()).hasSize(Triage.MAX_REASON);
     }
+
+    /**
+     * A mark the worker had to cut to fit the command topic (an oversized key with its reply topic
+     * missing) cannot answer as its record: it is dead-lettered saying where the record is, and
+     * changes nothing.
+     */
+    @Test
+    void aMarkCutToFitItsTopicIsDeadLetteredNamingTheRecordItMarks() {
+        PartitionState state = PartitionState.empty(PartitionPosition.START);
+        machine.step(command(0, ACQUIRE), state);
+        Inbound cut = marker(1, ACQUIRE, MISSING, "lock.commands-0@0");
+        cut.headers().add(DeadLetterHeaders.ORIGINAL_KEY_BYTES, "1048000".getBytes(StandardCharsets.UTF_8));
+        cut.headers().add(DeadLetterHeaders.ORIGINAL_KEY_SHA256, "ab".repeat(32).getBytes(StandardCharsets.UTF_8));
+
+        Outbound.DeadLetter dead = dead(machine.step(cut, state));
+
+        assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_UNDELIVERABLE);
+        assertThat(dead.reason()).contains("lock.commands-0@0").contains(MISSING).contains("too large");
+        assertThat(dead.reply()).isEmpty();
+        assertThat(state.request("r1").map(RequestEntry::offset)).contains(0L);
+        assertThat(state.position().nextOffset()).isEqualTo(2);
+    }
+
+    /** A correlation ID is copied onto the reply: one longer than the bound would make the reply any size. */
+    @Test
+    void aCorrelationIdOverTheBoundMakesTheCommandInvalidAndIsNotCopied() {
+        PartitionState state = PartitionState.empty(PartitionPosition.START);
+        String json = ACQUIRE.replace(",\"reply_to\":\"lock.replies.gone\"", "");
+        Inbound atBound = command(0, json.replace("r1", "r-at"));
+        atBound.headers().add("kafka_correlationId", new byte[Limits.MAX_CORRELATION_ID_BYTES]);
+        Outbound.ReplyRecord copied = (Outbound.ReplyRecord) machine.step(atBound, state).answer();
+        assertThat(new String(copied.value(), StandardCharsets.UTF_8)).contains("\"outcome\":\"acquired\"");
+        assertThat(copied.correlationId()).hasValueSatisfying(id -> assertThat(id).hasSize(1024));
+
+        Inbound over = command(1, json.replace("r1", "r-over"));
+        over.headers().add("kafka_correlationId", new byte[Limits.MAX_CORRELATION_ID_BYTES + 1]);
+        Outbound.ReplyRecord refused = (Outbound.ReplyRecord) machine.step(over, state).answer();
+        String reply = new String(refused.value(), StandardCharsets.UTF_8);
+        assertThat(reply).contains("\"outcome\":\"invalid\"").contains("\"field\":\"kafka_correlationId\"")
+                .contains("\"type\":\"acquire\"").contains("\"resource\":\"job\"");
+        assertThat(refused.correlationId()).isEmpty();
+        assertThat(state.request("r-over")).as("not applied").isEmpty();
+    }
 }

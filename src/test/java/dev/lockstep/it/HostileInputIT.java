@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.Sha256;
 import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.BufferedReader;
@@ -16,6 +18,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -23,10 +26,12 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,9 +50,17 @@ class HostileInputIT {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
+    private static AtTheLimit limit;
+
     @BeforeAll
-    static void startWorker() {
+    static void startWorker() throws Exception {
         env.startWorker();
+        limit = AtTheLimit.of(env.kafka(), env.topics().commands() + ".probe");
+    }
+
+    @AfterAll
+    static void stopProbing() {
+        limit.close();
     }
 
     @Test
@@ -59,14 +72,32 @@ class HostileInputIT {
         int deadLetters = 0;
         for (JsonNode entry : corpus) {
             String label = entry.path("id").asText() + " (" + entry.path("what").asText() + ")";
-            byte[] value = value(entry);
             Integer partition = entry.has("partition") ? entry.get("partition").asInt() : null;
-            RecordMetadata sent = env.send(env.topics().commands(), partition, key(entry), value, null, headers(entry));
+            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(env.topics().commands(), partition, null,
+                    key(entry), value(entry), List.of(headers(entry)));
+            RecordMetadata sent;
+            if (entry.has("at_limit")) {
+                record = limit.grown(record, entry.get("at_limit").asText());
+                sent = limit.send(record);
+            } else {
+                sent = env.send(record.topic(), partition, record.key(), record.value(), null,
+                        record.headers().toArray());
+            }
+            byte[] value = record.value();
             switch (entry.path("expect").asText()) {
                 case "dead_letter" -> {
                     deadLetters++;
                     ConsumerRecord<byte[], byte[]> dead = awaitDeadLetter(sent);
-                    assertThat(dead.value()).as(label + ": dead letter keeps the value byte for byte").isEqualTo(value);
+                    if (dead.headers().lastHeader(DeadLetterHeaders.ORIGINAL_VALUE_SHA256) != null) {
+                        assertThat(Arrays.copyOf(value, dead.value().length)).as(label
+                                + ": a dead letter cut to fit keeps the value's start").isEqualTo(dead.value());
+                        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_VALUE_BYTES)).as(label)
+                                .isEqualTo(Integer.toString(value.length));
+                        assertThat(header(dead, DeadLetterHeaders.ORIGINAL_VALUE_SHA256)).as(label)
+                                .isEqualTo(HexFormat.of().formatHex(Sha256.of(value)));
+                    } else if (!DeadLetterHeaders.cut(dead.headers())) {
+                        assertThat(dead.value()).as(label + ": dead letter keeps the value byte for byte").isEqualTo(value);
+                    }
                     String reason = header(dead, "lockstep-error");
                     assertThat(reason).as(label + ": reason").isNotBlank().contains(entry.path("reason").asText());
                     if (entry.has("undelivered_reply")) {

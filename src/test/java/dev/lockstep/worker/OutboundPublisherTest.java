@@ -1,0 +1,135 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionMachine;
+import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.TopicAllowList;
+import dev.lockstep.metrics.WorkerMetrics;
+import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
+import dev.lockstep.store.PartitionTransaction;
+import dev.lockstep.store.SweepResult;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The publisher's own rules, on Kafka's MockProducer: a record the broker refuses as too large is
+ * written once in its smaller form and the batch goes on; any other failure fails the batch,
+ * which the worker retries.
+ */
+class OutboundPublisherTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-05T10:00:00Z");
+    private static final TopicNames TOPICS = TopicNames.DEFAULT;
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
+    private final OutboundPublisher publisher = new OutboundPublisher(producer, TOPICS,
+            name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)), 1_048_576,
+            new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
+            new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new NoStore()));
+    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
+            Duration.ofHours(24), new TopicAllowList(TopicAllowList.DEFAULT), TOPICS.replies(), 1));
+
+    private Outbound answer(String json) {
+        Inbound record = new Inbound(TOPICS.commands(), 0, 0, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0));
+        return machine.step(record, PartitionState.empty(PartitionPosition.START)).answer();
+    }
+
+    @Test
+    void aReplyTheBrokerRefusesAsTooLargeIsMarkedUndeliverableOnceAndTheBatchGoesOn() {
+        Outbound reply = answer("{\"request_id\":\"r1\",\"type\":\"status\",\"resource\":\"job\"}");
+        CompletableFuture<Void> acknowledged = publisher.send(List.of(reply));
+        assertThat(producer.errorNext(new RecordTooLargeException("too large"))).isTrue();
+        assertThat(producer.completeNext()).as("the mark, in its place").isTrue();
+        assertThat(acknowledged).isCompleted();
+        List<ProducerRecord<byte[], byte[]>> sent = producer.history();
+        assertThat(sent).hasSize(2);
+        assertThat(sent.get(0).topic()).isEqualTo(TOPICS.replies());
+        ProducerRecord<byte[], byte[]> mark = sent.get(1);
+        assertThat(mark.topic()).isEqualTo(TOPICS.commands());
+        assertThat(mark.partition()).isZero();
+        assertThat(new String(mark.headers().lastHeader(DeadLetterHeaders.UNDELIVERABLE).value(),
+                StandardCharsets.UTF_8)).contains("refused the reply");
+        assertThat(new String(mark.headers().lastHeader(DeadLetterHeaders.REPLY_OF).value(), StandardCharsets.UTF_8))
+                .isEqualTo(TOPICS.commands() + "-0@0");
+    }
+
+    @Test
+    void aDeadLetterTheBrokerRefusesIsWrittenInItsSmallestFormOnce() {
+        Outbound dead = answer("not json");
+        CompletableFuture<Void> acknowledged = publisher.send(List.of(dead));
+        assertThat(producer.errorNext(new RecordTooLargeException("too large"))).isTrue();
+        assertThat(producer.completeNext()).isTrue();
+        assertThat(acknowledged).isCompleted();
+        ProducerRecord<byte[], byte[]> smallest = producer.history().get(1);
+        assertThat(smallest.topic()).isEqualTo(TOPICS.deadLetters());
+        assertThat(smallest.value()).isEmpty();
+        assertThat(new String(smallest.headers().lastHeader(DeadLetterHeaders.ORIGINAL_VALUE_BYTES).value(),
+                StandardCharsets.UTF_8)).isEqualTo("8");
+        assertThat(smallest.headers().lastHeader(DeadLetterHeaders.ERROR)).isNotNull();
+    }
+
+    @Test
+    void anyOtherFailureFailsTheBatchForTheWorkerToRetry() {
+        Outbound reply = answer("{\"request_id\":\"r1\",\"type\":\"status\",\"resource\":\"job\"}");
+        CompletableFuture<Void> acknowledged = publisher.send(List.of(reply));
+        assertThat(producer.errorNext(new TimeoutException("no broker"))).isTrue();
+        assertThat(acknowledged).isCompletedExceptionally();
+        assertThat(producer.history()).hasSize(1);
+    }
+
+    /** The publisher's health never asks the database. */
+    private static final class NoStore implements LockStore {
+        @Override
+        public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SweepResult sweep(int limit) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean giveNewTablesStatistics() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void ping() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public long liveLeases(String topic) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
