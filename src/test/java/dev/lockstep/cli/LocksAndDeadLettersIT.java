@@ -16,8 +16,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,7 +72,13 @@ class LocksAndDeadLettersIT {
     }
 
     @BeforeAll
-    static void populate() {
+    static void populate() throws Exception {
+        // The smallest dead-letter topic the worker starts with: a large record's dead letter is cut.
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, env.topics().deadLetters()),
+                    List.of(new AlterConfigOp(new ConfigEntry("max.message.bytes", "16384"),
+                            AlterConfigOp.OpType.SET)))).all().get();
+        }
         env.startWorker();
         for (String resource : List.of("report:a", "report:b", "report:c")) {
             assertThat(env.call(acquire(newId(), resource, "nightly", 600)).path("outcome").asText()).isEqualTo("acquired");
@@ -208,6 +217,31 @@ class LocksAndDeadLettersIT {
                     .contains("\"request_id\":\"" + requestId + "\"")))
                     .as("the command with its old request ID: as sent, and the worker's mark; never published again")
                     .hasSize(2);
+        }
+    }
+
+    /**
+     * A record too large for the dead-letter topic leaves a cut dead letter there (the start of
+     * its value, its size and SHA-256); replaying it publishes the record whole, read from the
+     * command topic, not the cut copy.
+     */
+    @Test
+    void aDeadLetterCutToFitIsReplayedWholeFromTheCommandTopic() throws Exception {
+        String key = "big-" + newId();
+        String value = "{\"request_id\":\"" + newId() + "\",\"pad\":\"" + "x".repeat(20_000) + "\"}";
+        env.send(key, value);
+        ConsumerRecord<byte[], byte[]> dead = env.deadLetters().await(r -> r.key() != null
+                && new String(r.key(), StandardCharsets.UTF_8).equals(key), 1).get(0);
+        assertThat(dead.value().length).isLessThan(16_384);
+        assertThat(new String(dead.headers().lastHeader("lockstep-original-value-bytes").value(),
+                StandardCharsets.UTF_8)).isEqualTo(Integer.toString(value.length()));
+        try (TopicCollector commands = env.collect(env.topics().commands())) {
+            Run replayed = lockstep("dlq", "--replay", dead.partition() + "@" + dead.offset(), "--yes");
+            assertThat(replayed.code()).as(replayed.err()).isZero();
+            List<ConsumerRecord<byte[], byte[]>> sent = commands.await(r -> r.key() != null
+                    && new String(r.key(), StandardCharsets.UTF_8).equals(key), 2);
+            assertThat(new String(sent.get(1).value(), StandardCharsets.UTF_8)).as("the record whole").isEqualTo(value);
+            assertThat(sent.get(1).headers().lastHeader("lockstep-original-value-bytes")).isNull();
         }
     }
 }
