@@ -1,6 +1,7 @@
 package dev.lockstep.core;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -31,8 +32,24 @@ public sealed interface Command {
         }
     }
 
-    /** @param fencingToken when present, must equal the live lease's token */
-    record Release(String requestId, String resource, String owner, OptionalLong fencingToken) implements Command {
+    /**
+     * @param fencingToken when present, must equal the live lease's token
+     * @param cancels the request ID of an acquire its caller gave up on: only the lease that very
+     *     acquire granted is released, if it still holds (a cancellation, sent right after it)
+     */
+    record Release(String requestId, String resource, String owner, OptionalLong fencingToken,
+            Optional<String> cancels) implements Command {
+
+        public Release(String requestId, String resource, String owner, OptionalLong fencingToken) {
+            this(requestId, resource, owner, fencingToken, Optional.empty());
+        }
+
+        /** The cancellation of {@code acquire}: releases what it granted, nothing else. */
+        public static Release cancelling(String requestId, Acquire acquire) {
+            return new Release(requestId, acquire.resource(), acquire.owner(), OptionalLong.empty(),
+                    Optional.of(acquire.requestId()));
+        }
+
         @Override
         public CommandType type() {
             return CommandType.RELEASE;

@@ -31,13 +31,18 @@ final class EventWriter {
     }
 
     void write(LeaseEvent.Kind kind, Lease lease, Instant at, Optional<Instant> expiresAt) {
+        write(kind, lease, at, expiresAt, Optional.empty());
+    }
+
+    /** @param cancels the acquire a cancellation's release ends the grant of */
+    void write(LeaseEvent.Kind kind, Lease lease, Instant at, Optional<Instant> expiresAt, Optional<String> cancels) {
         if (written.isEmpty()) {
             written = new ArrayList<>(2);
         }
         int index = written.size();
         String eventId = new EventId(record.topic(), record.partition(), sequence, index).toString();
         LeaseEvent event = new LeaseEvent(eventId, kind, lease.resource(), lease.owner(), lease.fencingToken(),
-                at, expiresAt, record.position(), requestId);
+                at, expiresAt, record.position(), requestId, cancels);
         EventEntry entry = new EventEntry(record.offset(), index, event.eventId(), kind, lease.resource(),
                 new String(EventCodec.encode(event), StandardCharsets.UTF_8));
         state.add(entry);

@@ -94,12 +94,18 @@ public final class PartitionMachine {
             this.triaged = triaged;
         }
 
-        /** The request IDs of the batch's valid commands: their entries must be loaded. */
+        /**
+         * The request IDs of the batch's valid commands, and of the acquires its cancellations
+         * cancel: their entries must be loaded.
+         */
         public Set<String> requestIds() {
             Set<String> ids = new LinkedHashSet<>();
             triaged.forEach(t -> {
                 if (t instanceof Triaged.Apply apply) {
                     ids.add(apply.requestId());
+                    if (apply.command() instanceof Command.Release release) {
+                        release.cancels().ifPresent(ids::add);
+                    }
                 } else if (t instanceof Triaged.Undelivered marker && marker.marked() instanceof Triaged.Apply apply) {
                     ids.add(apply.requestId());
                 }
@@ -204,11 +210,18 @@ public final class PartitionMachine {
             verdict = new Verdict.NotAcquired(Duration.between(now, until.get()));
         } else if (until.isPresent() && command instanceof Command.Renew) {
             verdict = new Verdict.NotFound();
+        } else if (command instanceof Command.Release release && release.cancels().isPresent()
+                && !Cancellation.grantHolds(release, now, state, settings)) {
+            // What the cancelled acquire granted no longer holds, or it granted nothing (it was
+            // refused, extended a lease its owner held before, or never reached the log).
+            verdict = new Verdict.NotFound();
         } else {
             Optional<Lease> latest = state.lease(command.resource());
-            Decision decision = rules.decide(command, latest, now, state.position().tokenAt(record.offset()));
+            Decision decision = rules.decide(Cancellation.asRelease(command, state), latest, now,
+                    state.position().tokenAt(record.offset()));
             verdict = decision.verdict();
-            decision.write().ifPresent(written -> record(written, verdict, latest, now, state, events));
+            Optional<String> cancels = command instanceof Command.Release r ? r.cancels() : Optional.empty();
+            decision.write().ifPresent(written -> record(written, verdict, latest, now, state, events, cancels));
         }
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
         state.put(new RequestEntry(command.requestId(), fingerprint, StoredReply.of(reply),
@@ -223,10 +236,10 @@ public final class PartitionMachine {
      * removes it only after that, so whether it ran never changes an event).
      */
     private void record(Lease written, Verdict verdict, Optional<Lease> latest, Instant now, PartitionState state,
-            EventWriter events) {
+            EventWriter events, Optional<String> cancels) {
         if (verdict instanceof Verdict.Released) {
             state.remove(written.resource());
-            events.write(LeaseEvent.Kind.RELEASED, written, now, Optional.empty());
+            events.write(LeaseEvent.Kind.RELEASED, written, now, Optional.empty(), cancels);
             return;
         }
         state.put(written);

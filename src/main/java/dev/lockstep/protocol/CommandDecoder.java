@@ -100,13 +100,19 @@ public final class CommandDecoder {
         Optional<String> owner = needsOwner ? reader.text("owner", Limits.MAX_OWNER_CHARS, true) : Optional.empty();
         Optional<Duration> ttl = needsTtl ? reader.ttl(limits.maxTtl()) : Optional.empty();
         OptionalLong token = takesToken ? reader.fencingToken() : OptionalLong.empty();
+        Optional<String> cancels = type.filter(t -> t == CommandType.RELEASE).isPresent() && fields.containsKey("cancels")
+                ? reader.text("cancels", Limits.MAX_REQUEST_ID_CHARS, false) : Optional.empty();
+        if (cancels.isPresent() && fields.containsKey("fencing_token")) {
+            reader.error("cancels", "is not given with fencing_token: the lease it releases is the one the cancelled "
+                    + "acquire granted, whatever its token");
+        }
         if (!reader.errors().isEmpty() || type.isEmpty() || resource.isEmpty()) {
             return new ParsedCommand.Invalid(requestId, replyTo, type, resource, reader.errors());
         }
         Command command = switch (type.get()) {
             case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow());
             case RENEW -> new Command.Renew(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), token);
-            case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token);
+            case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token, cancels);
             case STATUS -> new Command.Status(requestId, resource.get());
         };
         return new ParsedCommand.Valid(requestId, replyTo, command);

@@ -40,6 +40,9 @@ public final class CommandEncoder {
             } else if (command instanceof Command.Release c) {
                 json.writeStringField("owner", c.owner());
                 writeToken(json, c.fencingToken());
+                if (c.cancels().isPresent()) {
+                    json.writeStringField("cancels", c.cancels().get());
+                }
             }
             if (replyTo.isPresent()) {
                 json.writeStringField("reply_to", replyTo.get());

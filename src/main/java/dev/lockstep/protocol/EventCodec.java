@@ -38,6 +38,9 @@ public final class EventCodec {
             if (event.requestId().isPresent()) {
                 json.string("request_id", event.requestId().get());
             }
+            if (event.cancels().isPresent()) {
+                json.string("cancels", event.cancels().get());
+            }
             json.endObject();
         };
     }
@@ -65,7 +68,7 @@ public final class EventCodec {
         }
         return new LeaseEvent(text(json, "event_id"), kind, text(json, "resource"), text(json, "owner"),
                 token.asLong(), time(json, "at"), optional(json, "expires_at").map(t -> parseTime("expires_at", t)),
-                text(json, "source"), optional(json, "request_id"));
+                text(json, "source"), optional(json, "request_id"), optional(json, "cancels"));
     }
 
     private static String text(JsonNode json, String field) {

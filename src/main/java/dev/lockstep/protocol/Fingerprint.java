@@ -27,6 +27,8 @@ public record Fingerprint(long w0, long w1, long w2, long w3) {
                     .text(token(c.fencingToken()));
         } else if (command instanceof Command.Release c) {
             canonical.text(c.owner()).separator().text(token(c.fencingToken()));
+            // Only when given: the fingerprints stored for releases before cancellations stay as they were.
+            c.cancels().ifPresent(id -> canonical.separator().text("cancels").separator().text(id));
         }
         return ofDigest(canonical.digest());
     }

@@ -16,9 +16,16 @@ import java.util.Optional;
  * @param expiresAt the lease's end as this change set it; empty for release and expiry
  * @param source {@code topic-partition@offset} of the command record that made, or showed, the change
  * @param requestId that record's request ID; empty when it had none (an expiry shown by an invalid record)
+ * @param cancels for a release by a cancellation: the request ID of the acquire its caller gave up on,
+ *     whose grant this ends
  */
 public record LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
-        Optional<Instant> expiresAt, String source, Optional<String> requestId) {
+        Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels) {
+
+    public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
+            Optional<Instant> expiresAt, String source, Optional<String> requestId) {
+        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, Optional.empty());
+    }
 
     /** What happened to the lease. */
     public enum Kind {
@@ -66,5 +73,6 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         Objects.requireNonNull(expiresAt, "expiresAt");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(cancels, "cancels");
     }
 }

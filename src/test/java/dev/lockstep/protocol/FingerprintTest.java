@@ -30,6 +30,7 @@ class FingerprintTest {
         } else if (command instanceof Command.Release c) {
             canonical.append(c.owner()).append('\u0000')
                     .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
+            c.cancels().ifPresent(id -> canonical.append("\u0000cancels\u0000").append(id));
         }
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                 .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
@@ -43,10 +44,11 @@ class FingerprintTest {
             String owner = NAMES[random.nextInt(NAMES.length)];
             OptionalLong token = random.nextBoolean() ? OptionalLong.of(random.nextLong(1, Long.MAX_VALUE)) : OptionalLong.empty();
             Duration ttl = Duration.ofSeconds(1 + random.nextInt(86_400));
-            Command command = switch (random.nextInt(4)) {
+            Command command = switch (random.nextInt(5)) {
                 case 0 -> new Command.Acquire("r" + i, resource, owner, ttl);
                 case 1 -> new Command.Renew("r" + i, resource, owner, ttl, token);
                 case 2 -> new Command.Release("r" + i, resource, owner, token);
+                case 3 -> Command.Release.cancelling("r" + i, new Command.Acquire("a" + i, resource, owner, ttl));
                 default -> new Command.Status("r" + i, resource);
             };
             Fingerprint fingerprint = Fingerprint.of(command);

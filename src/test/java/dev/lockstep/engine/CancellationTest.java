@@ -1,0 +1,108 @@
+package dev.lockstep.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
+import dev.lockstep.protocol.Limits;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A release that cancels an acquire its caller gave up on: it ends the lease that very acquire
+ * granted, if that lease still holds, and nothing else.
+ */
+class CancellationTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-05T10:00:00Z");
+    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
+            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
+    private long offset;
+
+    private Step send(String json) {
+        Inbound record = new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0.plusSeconds(offset)));
+        offset++;
+        return machine.step(record, state);
+    }
+
+    private static String acquire(String id, String owner) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\",\"ttl_seconds\":60}";
+    }
+
+    private static String cancel(String id, String owner, String acquireId) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\",\"cancels\":\"" + acquireId + "\"}";
+    }
+
+    private static String reply(Step step) {
+        return new String(((Outbound.ReplyRecord) step.answer()).value(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theGrantOfTheCancelledAcquireIsReleasedAndTheEventSaysWhichAcquireItEnds() {
+        assertThat(reply(send(acquire("a", "o1")))).contains("\"outcome\":\"acquired\"");
+        Step cancelled = send(cancel("c", "o1", "a"));
+        assertThat(reply(cancelled)).contains("\"outcome\":\"released\"").contains("\"type\":\"release\"");
+        assertThat(state.lease("job")).isEmpty();
+        List<LeaseEvent> events = cancelled.events().stream()
+                .map(e -> EventCodec.decode(e.value())).toList();
+        assertThat(events).singleElement().satisfies(event -> {
+            assertThat(event.kind()).isEqualTo(LeaseEvent.Kind.RELEASED);
+            assertThat(event.cancels()).contains("a");
+            assertThat(event.requestId()).contains("c");
+            assertThat(event.fencingToken()).isEqualTo(1);
+        });
+        assertThat(reply(send(acquire("b", "o2")))).as("anyone's now").contains("\"outcome\":\"acquired\"");
+    }
+
+    @Test
+    void aLeaseItsOwnerHeldBeforeTheAcquireStays() {
+        send(acquire("first", "o1"));
+        assertThat(reply(send(acquire("again", "o1")))).as("extends, same token").contains("\"fencing_token\":1");
+        assertThat(reply(send(cancel("c", "o1", "again")))).contains("\"outcome\":\"not_found\"");
+        assertThat(state.lease("job")).map(Lease::fencingToken).contains(1L);
+    }
+
+    @Test
+    void aRefusedAnUnknownOrAnEndedAcquireHasNothingToCancel() {
+        send(acquire("held", "o1"));
+        assertThat(reply(send(acquire("refused", "o2")))).contains("\"outcome\":\"not_acquired\"");
+        assertThat(reply(send(cancel("c1", "o2", "refused")))).contains("\"outcome\":\"not_found\"");
+        assertThat(reply(send(cancel("c2", "o1", "never-sent")))).contains("\"outcome\":\"not_found\"");
+        send("{\"request_id\":\"r\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"o1\"}");
+        send(acquire("later", "o1"));
+        assertThat(reply(send(cancel("c3", "o1", "held")))).as("a later grant to the same owner is not that one")
+                .contains("\"outcome\":\"not_found\"");
+        assertThat(state.lease("job")).isPresent();
+    }
+
+    @Test
+    void onlyTheAcquiresOwnerCancelsItAndARetriedCancellationGetsItsReplyAgain() {
+        send(acquire("a", "o1"));
+        assertThat(reply(send(cancel("c", "o2", "a")))).contains("\"outcome\":\"forbidden\"");
+        assertThat(state.lease("job")).isPresent();
+        String released = reply(send(cancel("c2", "o1", "a")));
+        assertThat(released).contains("\"outcome\":\"released\"");
+        assertThat(reply(send(cancel("c2", "o1", "a")))).isEqualTo(released);
+        assertThat(reply(send(cancel("c2", "o1", "other")))).as("the same ID, another cancellation")
+                .contains("\"outcome\":\"invalid\"").contains("request_id");
+    }
+
+    @Test
+    void aCancellationNamesNoTokenOfItsOwn() {
+        assertThat(reply(send("{\"request_id\":\"c\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"o1\","
+                + "\"cancels\":\"a\",\"fencing_token\":1}"))).contains("\"outcome\":\"invalid\"")
+                .contains("\"field\":\"cancels\"");
+        assertThat(reply(send("{\"request_id\":\"d\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"o1\","
+                + "\"cancels\":7}"))).contains("\"outcome\":\"invalid\"").contains("\"field\":\"cancels\"");
+    }
+}
