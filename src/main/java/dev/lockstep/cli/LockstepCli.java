@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.client.LockTimeoutException;
 import dev.lockstep.worker.WorkerStartException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -82,6 +83,9 @@ public final class LockstepCli {
                 e.printStackTrace(commandLine.getErr());
             }
             commandLine.getErr().flush();
+            if (e instanceof LockTimeoutException) {
+                return ExitCodes.TIMEOUT; // exec's acquire, cancelled since
+            }
             return e instanceof WorkerStartException refusal ? ExitCodes.of(refusal.kind()) : ExitCodes.ERROR;
         });
         // The log levels hold for every command alike: set once the command line is read, before it runs.

@@ -15,7 +15,12 @@ import java.util.concurrent.TimeUnit;
  * The retry loop behind {@link LockClient#tryAcquire}. An attempt that timed out is sent again
  * with the same request ID (the worker applies it at most once); an attempt answered
  * {@code not_acquired} is followed by a new one after a jittered backoff that also wakes up when
- * the holder's lease ends.
+ * the holder's lease ends. When the wait is over with the last attempt unanswered, it is
+ * cancelled: a lease it may yet be granted is released right after, not left to block the
+ * resource for its TTL.
+ *
+ * <p>A lease's local validity runs from the <em>first</em> send of the request that got it: a
+ * retry's reply may answer the first send, applied by the worker any time after it.
  */
 final class AcquireAttempts {
 
@@ -29,6 +34,9 @@ final class AcquireAttempts {
     private final Instant deadline;
     private final CompletableFuture<Optional<HeldLease>> result = new CompletableFuture<>();
     private Duration backoff = FIRST_BACKOFF;
+    /** The request ID attempted now, and when it was first sent. */
+    private String requestId;
+    private Instant firstSent;
 
     AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Instant deadline) {
         this.client = client;
@@ -43,16 +51,24 @@ final class AcquireAttempts {
         return result;
     }
 
-    private void attempt(String requestId) {
-        Instant sentAt = client.clock().instant();
-        client.send(new Command.Acquire(requestId, resource, owner, ttl))
-                .whenComplete((reply, error) -> onReply(requestId, sentAt, reply, error));
+    private void attempt(String id) {
+        if (!id.equals(requestId)) {
+            requestId = id;
+            firstSent = client.clock().instant();
+        }
+        Instant sentAt = firstSent;
+        Command.Acquire acquire = new Command.Acquire(id, resource, owner, ttl);
+        client.request(acquire, client.settings().requestTimeout())
+                .whenComplete((reply, error) -> onReply(acquire, sentAt, reply, error));
     }
 
-    private void onReply(String requestId, Instant sentAt, ReplyMessage message, Throwable error) {
+    private void onReply(Command.Acquire acquire, Instant sentAt, ReplyMessage message, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         if (cause instanceof LockTimeoutException && !remaining().isZero()) {
-            attempt(requestId);
+            attempt(acquire.requestId());
+        } else if (cause instanceof LockTimeoutException) {
+            client.cancelled(acquire).whenComplete((published, failed) -> result.completeExceptionally(
+                    new LockTimeoutException(acquire.requestId(), client.settings().requestTimeout(), failed == null)));
         } else if (cause != null) {
             result.completeExceptionally(cause);
         } else if (message.reply() instanceof Verdict.Acquired acquired) {

@@ -155,27 +155,84 @@ public final class LockClient implements AutoCloseable {
      * again is safe and shares the reply; another command with a request ID still waiting fails
      * with {@link RequestIdInUseException}. A reply that answers another command than this one
      * fails with {@link ReplyMismatchException}.
+     *
+     * <p>An acquire whose reply does not come in time is cancelled: the caller gives up on it, and
+     * a lease it may yet be granted must not block the resource for its TTL. The cancellation
+     * ({@link #cancel}) follows it on its partition, so the worker applies it right after the
+     * acquire, whenever that is; the future fails with {@link LockTimeoutException} once the broker
+     * has the cancellation.
      */
     public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
+        CompletableFuture<ReplyMessage> reply = request(command, timeout);
+        if (!(command instanceof Command.Acquire acquire)) {
+            return reply;
+        }
+        return reply.exceptionallyCompose(error -> {
+            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof LockTimeoutException)) {
+                return CompletableFuture.failedFuture(cause);
+            }
+            return cancelled(acquire).handle((published, failed) -> {
+                throw new LockTimeoutException(acquire.requestId(), timeout, failed == null);
+            });
+        });
+    }
+
+    /**
+     * Cancels an acquire its caller gave up on: publishes a release that ends the lease this very
+     * acquire granted, if it did and that lease still holds; a lease the owner held before it
+     * stays. The reply says which: {@code released}, or {@code not_found}.
+     */
+    public CompletableFuture<Verdict> cancel(Command.Acquire acquire) {
+        return send(Command.Release.cancelling(newRequestId(), acquire)).thenApply(ReplyMessage::reply);
+    }
+
+    /** The cancellation of {@code acquire}, published; its reply is left to come or not. */
+    CompletableFuture<Void> cancelled(Command.Acquire acquire) {
+        Command.Release cancel = Command.Release.cancelling(newRequestId(), acquire);
+        return exchange(cancel.requestId(), CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
+                Expected.of(cancel), settings.requestTimeout()).published();
+    }
+
+    /** As {@link #send(Command, Duration)}, without cancelling an acquire that times out: a caller that retries it. */
+    CompletableFuture<ReplyMessage> request(Command command, Duration timeout) {
         return send(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
                 Expected.of(command), timeout);
     }
 
     /**
      * Publishes a command record as given (the HTTP gateway's, built from a request the worker
-     * validates) and returns its reply, as {@link #send(Command, Duration)} does.
+     * validates) and returns its reply, as {@link #send(Command, Duration)} does, but without
+     * cancelling anything: see {@link #cancelAcquire}.
      *
      * @param value a JSON object carrying {@code requestId} as its {@code request_id}
      * @param expected what the command asks, which its reply must answer
      */
     public CompletableFuture<ReplyMessage> send(String requestId, byte[] key, byte[] value, Expected expected,
             Duration timeout) {
+        return exchange(requestId, key, value, expected, timeout).reply();
+    }
+
+    /**
+     * Cancels the acquire published with {@code requestId} (the gateway's, sent as a record):
+     * completes once the broker has the cancellation.
+     */
+    public CompletableFuture<Void> cancelAcquire(String requestId, String resource, String owner) {
+        return cancelled(new Command.Acquire(requestId, resource, owner, Duration.ofSeconds(1)));
+    }
+
+    /** A command in flight: its reply, and its publication's acknowledgement by the broker. */
+    private record Exchange(CompletableFuture<ReplyMessage> reply, CompletableFuture<Void> published) {
+    }
+
+    private Exchange exchange(String requestId, byte[] key, byte[] value, Expected expected, Duration timeout) {
         CompletableFuture<ReplyMessage> reply;
         try {
             reply = replies.expect(requestId, expected, value);
         } catch (RequestIdInUseException e) {
-            return CompletableFuture.failedFuture(e);
+            return new Exchange(CompletableFuture.failedFuture(e), CompletableFuture.failedFuture(e));
         }
+        CompletableFuture<Void> published = new CompletableFuture<>();
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replies.partition()).array());
@@ -184,19 +241,25 @@ public final class LockClient implements AutoCloseable {
         try {
             producer.send(record, (metadata, error) -> {
                 if (error != null) {
-                    reply.completeExceptionally(new LockClientException("publishing to "
-                            + settings.topics().commands() + " failed: " + error.getMessage(), error));
+                    LockClientException failed = new LockClientException("publishing to "
+                            + settings.topics().commands() + " failed: " + error.getMessage(), error);
+                    published.completeExceptionally(failed);
+                    reply.completeExceptionally(failed);
+                } else {
+                    published.complete(null);
                 }
             });
         } catch (KafkaException e) {
-            reply.completeExceptionally(new LockClientException("publishing to " + settings.topics().commands()
-                    + " failed: " + e.getMessage(), e));
+            LockClientException failed = new LockClientException("publishing to " + settings.topics().commands()
+                    + " failed: " + e.getMessage(), e);
+            published.completeExceptionally(failed);
+            reply.completeExceptionally(failed);
         }
         ScheduledFuture<?> timer = scheduler.schedule(
                 () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
                 timeout.toMillis(), TimeUnit.MILLISECONDS);
         reply.whenComplete((message, error) -> timer.cancel(false));
-        return reply;
+        return new Exchange(reply, published);
     }
 
     /** The same calls, blocking. */

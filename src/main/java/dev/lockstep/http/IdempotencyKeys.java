@@ -26,13 +26,16 @@ final class IdempotencyKeys {
         /** Another command while the key's first request waits for its reply. */
         OTHER_IN_FLIGHT,
         /** Another command than the one the key was used for. */
-        OTHER
+        OTHER,
+        /** The same command, but it timed out and was cancelled: its stored reply names a released lease. */
+        CANCELLED
     }
 
     private static final class Entry {
         private final byte[] digest;
         private Instant lastUse;
         private int inFlight;
+        private boolean cancelled;
 
         private Entry(byte[] digest, Instant lastUse) {
             this.digest = digest;
@@ -71,6 +74,9 @@ final class IdempotencyKeys {
             return entry.inFlight > 0 ? Use.OTHER_IN_FLIGHT : Use.OTHER;
         }
         entry.lastUse = now;
+        if (entry.cancelled) {
+            return Use.CANCELLED;
+        }
         entry.inFlight++;
         return Use.RETRY;
     }
@@ -80,6 +86,14 @@ final class IdempotencyKeys {
         Entry entry = keys.get(key);
         if (entry != null && entry.inFlight > 0) {
             entry.inFlight--;
+        }
+    }
+
+    /** The request with {@code key} timed out and its acquire was cancelled: it is not to be sent again. */
+    synchronized void cancelled(String key) {
+        Entry entry = keys.get(key);
+        if (entry != null) {
+            entry.cancelled = true;
         }
     }
 

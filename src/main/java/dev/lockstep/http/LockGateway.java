@@ -108,18 +108,41 @@ public final class LockGateway {
             keyReused(ctx, requestId, use == IdempotencyKeys.Use.OTHER_IN_FLIGHT);
             return;
         }
+        if (use == IdempotencyKeys.Use.CANCELLED) {
+            problem(ctx, 409, new Problem("urn:lockstep:problem:cancelled", "This request was cancelled.",
+                    "It timed out and was cancelled: whatever it was granted is released. Send it again with a new "
+                            + IDEMPOTENCY_KEY + ".", List.of()), requestId);
+            return;
+        }
         Expected expected = new Expected(type, resource, owner(command), token(command));
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
                 value, expected, timeout);
         ctx.future(() -> reply.handle((message, error) -> {
             key.ifPresent(keys::end);
-            if (error != null) {
-                failed(ctx, requestId, error instanceof CompletionException ? error.getCause() : error);
+            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+            if (cause instanceof LockTimeoutException && type == CommandType.ACQUIRE && expected.owner().isPresent()) {
+                // The caller gives up: a lease the acquire is granted later must not block the lock for its TTL.
+                key.ifPresent(keys::cancelled);
+                return client.cancelAcquire(requestId, resource, expected.owner().get()).handle((published, failed) -> {
+                    cancelled(ctx, requestId, failed == null);
+                    return null;
+                });
+            }
+            if (cause != null) {
+                failed(ctx, requestId, cause);
             } else {
                 answer(ctx, type, message);
             }
-            return null;
-        }));
+            return CompletableFuture.completedFuture(null);
+        }).thenCompose(done -> done));
+    }
+
+    private static void cancelled(Context ctx, String requestId, boolean published) {
+        problem(ctx, 504, new Problem("urn:lockstep:problem:timeout", "No reply in time.", published
+                ? "The acquire was cancelled: if the worker applies it later, the lease it is granted is released "
+                        + "right after. Send it again as a new request (a new " + IDEMPOTENCY_KEY + ")."
+                : "The acquire may still be applied, and its cancellation could not be published: check the lock "
+                        + "with GET before you try again.", List.of()), requestId);
     }
 
     /** The owner as the worker reads it; empty when it is not text (the worker answers {@code invalid}). */

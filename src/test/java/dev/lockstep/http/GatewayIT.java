@@ -295,25 +295,36 @@ class GatewayIT {
         return Utils.toPositive(Utils.murmur2(resource.getBytes(StandardCharsets.UTF_8))) % LockstepExtension.PARTITIONS;
     }
 
+    /**
+     * A caller answered 504 gave up: the gateway cancels its acquire, so once a worker applies it,
+     * the lease it is granted is released right after, not held for its TTL; the same key again is
+     * 409 (its stored reply names a released lease), and a new request gets the lock.
+     */
     @Test
-    void whileNoWorkerRunsTheGatewayAnswers504AndTheRetryGetsTheOneOutcome() throws Exception {
+    void whileNoWorkerRunsTheGatewayAnswers504AndCancelsTheAcquire() throws Exception {
         String resource = fresh("restart");
         String key = UUID.randomUUID().toString();
-        String body = "{\"owner\":\"a\",\"ttl_seconds\":60}";
+        String body = "{\"owner\":\"a\",\"ttl_seconds\":3600}";
         worker.close();
         try (OpsServer impatient = OpsServer.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
                 Optional.empty(), Optional.of(new LockGateway(client, Duration.ofSeconds(2))))) {
-            HttpResponse<String> timedOut = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + impatient.port() + lock(resource))).header(LockGateway.IDEMPOTENCY_KEY, key)
+            URI uri = URI.create("http://127.0.0.1:" + impatient.port() + lock(resource));
+            HttpResponse<String> timedOut = HTTP.send(HttpRequest.newBuilder(uri).header(LockGateway.IDEMPOTENCY_KEY, key)
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             assertProblem(timedOut, 504, "urn:lockstep:problem:timeout");
             assertThat(json(timedOut).path("request_id").asText()).isEqualTo(key);
+            assertThat(json(timedOut).path("detail").asText()).contains("cancelled");
+            HttpResponse<String> again = HTTP.send(HttpRequest.newBuilder(uri).header(LockGateway.IDEMPOTENCY_KEY, key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            assertProblem(again, 409, "urn:lockstep:problem:cancelled");
         } finally {
             worker = env.startWorker();
         }
-        HttpResponse<String> retried = call("POST", lock(resource), body, LockGateway.IDEMPOTENCY_KEY, key);
-        assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
-        assertThat(json(retried).path("lock").path("owner").asText()).isEqualTo("a");
-        assertThat(acquire(resource, "b", 60).statusCode()).as("granted once, to a").isEqualTo(409);
+        // Applied now, and released right after by its cancellation: free at once, not in an hour.
+        HttpResponse<String> status = call("GET", lock(resource), null);
+        assertThat(status.statusCode()).as(status.body()).isEqualTo(404);
+        HttpResponse<String> fresh = acquire(resource, "b", 60);
+        assertThat(fresh.statusCode()).as(fresh.body()).isEqualTo(200);
+        assertThat(json(fresh).path("lock").path("owner").asText()).isEqualTo("b");
     }
 }
