@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,6 +42,8 @@ import org.apache.kafka.server.common.MetadataVersion;
 public final class EmbeddedKafka implements AutoCloseable {
 
     private static final String CONTROLLER = "CONTROLLER";
+    private static final Set<String> LISTS = Set.of("listeners", "advertised.listeners",
+            "listener.security.protocol.map");
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
 
     private final KafkaRaftServer server;
@@ -59,6 +62,16 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param port the client port on 127.0.0.1; 0 picks a free one
      */
     public static EmbeddedKafka start(int port, Path dataDir) {
+        return start(port, dataDir, Map.of());
+    }
+
+    /**
+     * As {@link #start(int, Path)}, with broker properties over the defaults: an authorizer and a
+     * SASL listener, for a test of lockstep under ACLs. The listener settings ({@code listeners},
+     * {@code advertised.listeners}, {@code listener.security.protocol.map}) are added to the
+     * broker's own (its PLAINTEXT client listener and its controller), not put in their place.
+     */
+    public static EmbeddedKafka start(int port, Path dataDir, Map<String, String> overrides) {
         int brokerPort = port == 0 ? freePort() : port;
         int controllerPort = freePort();
         Path logDir = dataDir.resolve("kraft-logs");
@@ -68,6 +81,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new UncheckedIOException("cannot create the broker's data directory " + logDir, e);
         }
         Properties props = brokerProperties(brokerPort, controllerPort, logDir);
+        overrides.forEach((key, value) -> props.put(key, LISTS.contains(key) ? props.getProperty(key) + "," + value
+                : value));
         format(logDir);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
         server.startup();
