@@ -79,42 +79,54 @@ final class RecordFit {
         return cutKey(cutValue(withoutHeaders(record, kept), limit), limit);
     }
 
-    /**
-     * The value cut to its start, so that the record fits; the original's size and digest are
-     * added, unless the record is itself a cut copy, whose headers already describe its original.
-     */
-    private static ProducerRecord<byte[], byte[]> cutValue(ProducerRecord<byte[], byte[]> record, int limit) {
-        byte[] value = record.value();
-        int excess = size(record) - limit;
-        if (excess <= 0 || value == null || value.length == 0) {
-            return record;
+    /** A part of a record that can be cut to its start, and the headers that then describe the original. */
+    private enum Part {
+        KEY(DeadLetterHeaders.ORIGINAL_KEY_BYTES, DeadLetterHeaders.ORIGINAL_KEY_SHA256),
+        VALUE(DeadLetterHeaders.ORIGINAL_VALUE_BYTES, DeadLetterHeaders.ORIGINAL_VALUE_SHA256);
+
+        private final String bytesHeader;
+        private final String digestHeader;
+
+        Part(String bytesHeader, String digestHeader) {
+            this.bytesHeader = bytesHeader;
+            this.digestHeader = digestHeader;
         }
-        RecordHeaders headers = copy(record.headers());
-        int added = 0;
-        if (headers.lastHeader(DeadLetterHeaders.ORIGINAL_VALUE_SHA256) == null) {
-            added = add(headers, DeadLetterHeaders.ORIGINAL_VALUE_BYTES, Integer.toString(value.length))
-                    + add(headers, DeadLetterHeaders.ORIGINAL_VALUE_SHA256, HexFormat.of().formatHex(Sha256.of(value)));
+
+        byte[] of(ProducerRecord<byte[], byte[]> record) {
+            return this == KEY ? record.key() : record.value();
         }
-        byte[] start = Arrays.copyOf(value, Math.max(0, value.length - excess - added));
-        return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(), record.key(), start, headers);
+
+        ProducerRecord<byte[], byte[]> with(ProducerRecord<byte[], byte[]> record, byte[] bytes, RecordHeaders headers) {
+            return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(),
+                    this == KEY ? bytes : record.key(), this == VALUE ? bytes : record.value(), headers);
+        }
     }
 
-    /** As {@link #cutValue}, for the key. */
+    private static ProducerRecord<byte[], byte[]> cutValue(ProducerRecord<byte[], byte[]> record, int limit) {
+        return cut(record, limit, Part.VALUE);
+    }
+
     private static ProducerRecord<byte[], byte[]> cutKey(ProducerRecord<byte[], byte[]> record, int limit) {
-        byte[] key = record.key();
+        return cut(record, limit, Part.KEY);
+    }
+
+    /**
+     * The part cut to its start, so that the record fits; the original's size and digest are
+     * added, unless the record is itself a cut copy, whose headers already describe its original.
+     */
+    private static ProducerRecord<byte[], byte[]> cut(ProducerRecord<byte[], byte[]> record, int limit, Part part) {
+        byte[] bytes = part.of(record);
         int excess = size(record) - limit;
-        if (excess <= 0 || key == null || key.length == 0) {
+        if (excess <= 0 || bytes == null || bytes.length == 0) {
             return record;
         }
         RecordHeaders headers = copy(record.headers());
         int added = 0;
-        if (headers.lastHeader(DeadLetterHeaders.ORIGINAL_KEY_SHA256) == null) {
-            added = add(headers, DeadLetterHeaders.ORIGINAL_KEY_BYTES, Integer.toString(key.length))
-                    + add(headers, DeadLetterHeaders.ORIGINAL_KEY_SHA256, HexFormat.of().formatHex(Sha256.of(key)));
+        if (headers.lastHeader(part.digestHeader) == null) {
+            added = add(headers, part.bytesHeader, Integer.toString(bytes.length))
+                    + add(headers, part.digestHeader, HexFormat.of().formatHex(Sha256.of(bytes)));
         }
-        byte[] start = Arrays.copyOf(key, Math.max(0, key.length - excess - added));
-        return new ProducerRecord<>(record.topic(), record.partition(), record.timestamp(), start, record.value(),
-                headers);
+        return part.with(record, Arrays.copyOf(bytes, Math.max(0, bytes.length - excess - added)), headers);
     }
 
     /** Adds an ASCII header, returning the bytes it takes. */

@@ -2,7 +2,6 @@ package dev.lockstep.faults;
 
 import static dev.lockstep.testkit.Commands.acquire;
 import static dev.lockstep.testkit.Commands.newId;
-import static dev.lockstep.testkit.Commands.release;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,7 +12,6 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.replay.Replay;
 import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.replay.TimeWindow;
-import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.worker.WorkerSettings;
@@ -22,7 +20,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -62,47 +59,24 @@ class DatabaseRestoreIT {
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT)).withGroupId("restore-" + topics.commands()));
     }
 
-    /** A contended wave: acquires, takeovers refused, releases, on a few resources. */
-    private static List<ObjectNode> wave(String tag, int size) {
-        return wave(tag, size, "res-");
-    }
 
-    /** @param prefix of the resources: the tests share one database, and resources are unique in it */
-    private static List<ObjectNode> wave(String tag, int size, String prefix) {
-        List<ObjectNode> commands = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            String resource = prefix + (i % 5);
-            commands.add(i % 4 == 3 ? release(newId(), resource, "owner-" + (i % 3))
-                    : acquire(tag + "-" + newId(), resource, "owner-" + (i % 3), 600));
-        }
-        return commands;
-    }
 
-    private static Map<String, byte[]> run(Wire wire, List<ObjectNode> commands) {
-        commands.forEach(wire::send);
-        Map<String, byte[]> replies = new HashMap<>();
-        for (ObjectNode command : commands) {
-            String id = command.path("request_id").asText();
-            replies.put(id, wire.await(id, 1).get(0).value());
-        }
-        return replies;
-    }
 
     @Test
     void aRestoredBackupIsBroughtForwardWithTheSameRepliesAndTokens() throws Exception {
         TopicNames topics = topics("restore");
         LockstepExtension.createTopics(env.kafka(), topics);
         Path dump = Files.createTempFile("lockstep-backup-", ".sql");
-        List<ObjectNode> second = wave("w2", 60);
+        List<ObjectNode> second = Waves.wave("w2", 60, "res-");
         Map<String, byte[]> firstTime;
         Set<String> sent = new HashSet<>();
         try (Wire wire = new Wire(env.kafka(), topics)) {
             try (RunningWorker worker = worker(topics)) {
-                List<ObjectNode> first = wave("w1", 60);
-                run(wire, first);
+                List<ObjectNode> first = Waves.wave("w1", 60, "res-");
+                Waves.run(wire, first);
                 first.forEach(c -> sent.add(c.path("request_id").asText()));
                 pgDump(dump); // while the worker runs
-                firstTime = run(wire, second);
+                firstTime = Waves.run(wire, second);
                 second.forEach(c -> sent.add(c.path("request_id").asText()));
             }
             restore(dump);
@@ -131,16 +105,16 @@ class DatabaseRestoreIT {
         TopicNames topics = topics("in-place");
         LockstepExtension.createTopics(env.kafka(), topics);
         Path dump = Files.createTempFile("lockstep-backup-", ".sql");
-        List<ObjectNode> first = wave("w1", 60, "in-place-");
-        List<ObjectNode> second = wave("w2", 60, "in-place-");
-        List<ObjectNode> third = wave("w3", 60, "in-place-");
+        List<ObjectNode> first = Waves.wave("w1", 60, "in-place-");
+        List<ObjectNode> second = Waves.wave("w2", 60, "in-place-");
+        List<ObjectNode> third = Waves.wave("w3", 60, "in-place-");
         Set<String> sent = new HashSet<>();
         try (Wire wire = new Wire(env.kafka(), topics); RunningWorker worker = worker(topics)) {
-            run(wire, first);
+            Waves.run(wire, first);
             pgDump(dump);
-            Map<String, byte[]> firstTime = run(wire, second);
+            Map<String, byte[]> firstTime = Waves.run(wire, second);
             restore(dump);
-            run(wire, third);
+            Waves.run(wire, third);
             for (ObjectNode command : second) {
                 String id = command.path("request_id").asText();
                 assertThat(wire.await(id, 2).get(1).value()).as("applied again: " + id).isEqualTo(firstTime.get(id));
@@ -165,9 +139,9 @@ class DatabaseRestoreIT {
         Path dump = Files.createTempFile("lockstep-backup-", ".sql");
         try (Wire wire = new Wire(env.kafka(), topics)) {
             try (RunningWorker worker = worker(topics)) {
-                run(wire, wave("w1", 20));
+                Waves.run(wire, Waves.wave("w1", 20, "res-"));
                 pgDump(dump);
-                run(wire, wave("w2", 60)); // grants the backup never saw
+                Waves.run(wire, Waves.wave("w2", 60, "res-")); // grants the backup never saw
             }
             restore(dump);
             deleteAllRecords(topics); // retention took every record the backup lacks

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,7 +36,7 @@ class FailoverIT {
 
     @Test
     void theDeadWorkersCallersAreAnsweredWithinTenSecondsWithTheShippedDefaults() throws Exception {
-        List<String> resources = onEachPartition();
+        List<String> resources = Commands.onEachPartition("failover", LockstepExtension.PARTITIONS);
         List<Probe> probes = new ArrayList<>();
         ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
         try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(),
@@ -78,19 +77,5 @@ class FailoverIT {
         } finally {
             sender.shutdownNow();
         }
-    }
-
-    /** A resource on each partition of the command topic (the Java client's partitioner). */
-    private static List<String> onEachPartition() {
-        List<String> resources = new ArrayList<>();
-        for (int p = 0; p < LockstepExtension.PARTITIONS; p++) {
-            int i = 0;
-            while (Utils.toPositive(Utils.murmur2(("failover-" + i).getBytes(StandardCharsets.UTF_8)))
-                    % LockstepExtension.PARTITIONS != p) {
-                i++;
-            }
-            resources.add("failover-" + i);
-        }
-        return resources;
     }
 }

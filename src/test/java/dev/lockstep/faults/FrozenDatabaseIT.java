@@ -7,6 +7,7 @@ import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.store.PostgresLockStore;
+import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -14,7 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -64,7 +63,8 @@ class FrozenDatabaseIT {
                 signal("STOP", frozen);
                 run.faultInjected();
                 long frozenAt = System.nanoTime();
-                List<CompletableFuture<Verdict>> probes = onEachPartition().stream().map(client::status).toList();
+                List<CompletableFuture<Verdict>> probes = Commands.onEachPartition("probe", LockstepExtension.PARTITIONS)
+                        .stream().map(client::status).toList();
                 boolean answered = false;
                 int liveStatus = 200;
                 while (System.nanoTime() - frozenAt < BOUND.toNanos()) {
@@ -125,19 +125,6 @@ class FrozenDatabaseIT {
     private static String liveBody(int port) throws IOException, InterruptedException {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health/live"))
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private static List<String> onEachPartition() {
-        List<String> resources = new ArrayList<>();
-        for (int p = 0; p < LockstepExtension.PARTITIONS; p++) {
-            int i = 0;
-            while (Utils.toPositive(Utils.murmur2(("probe-" + i).getBytes(StandardCharsets.UTF_8)))
-                    % LockstepExtension.PARTITIONS != p) {
-                i++;
-            }
-            resources.add("probe-" + i);
-        }
-        return resources;
     }
 
     private static int freePort() throws IOException {

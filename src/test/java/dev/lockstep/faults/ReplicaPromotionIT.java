@@ -1,8 +1,5 @@
 package dev.lockstep.faults;
 
-import static dev.lockstep.testkit.Commands.acquire;
-import static dev.lockstep.testkit.Commands.newId;
-import static dev.lockstep.testkit.Commands.release;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,8 +16,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,32 +39,13 @@ class ReplicaPromotionIT {
     @RegisterExtension
     static final LockstepExtension env = new LockstepExtension();
 
-    /** A contended wave on a few resources: acquires (most refused), and releases. */
-    private static List<ObjectNode> wave(String tag) {
-        List<ObjectNode> commands = new ArrayList<>();
-        for (int i = 0; i < 60; i++) {
-            String resource = "res-" + (i % 5);
-            commands.add(i % 4 == 3 ? release(newId(), resource, "owner-" + (i % 3))
-                    : acquire(tag + "-" + newId(), resource, "owner-" + (i % 3), 600));
-        }
-        return commands;
-    }
 
-    private static Map<String, byte[]> run(Wire wire, List<ObjectNode> commands) {
-        commands.forEach(wire::send);
-        Map<String, byte[]> replies = new HashMap<>();
-        for (ObjectNode command : commands) {
-            String id = command.path("request_id").asText();
-            replies.put(id, wire.await(id, 1).get(0).value());
-        }
-        return replies;
-    }
 
     @Test
     void aPromotedReplicaThatLostCommittedBatchesIsBroughtForwardBeforeAnythingIsAppliedOnIt() throws Exception {
-        List<ObjectNode> first = wave("w1");
-        List<ObjectNode> second = wave("w2");
-        List<ObjectNode> third = wave("w3");
+        List<ObjectNode> first = Waves.wave("w1", 60, "res-");
+        List<ObjectNode> second = Waves.wave("w2", 60, "res-");
+        List<ObjectNode> third = Waves.wave("w3", 60, "res-");
         DatabaseSettings database;
         try (PostgresServer primary = PostgresServer.primary()) {
             try (Connection admin = primary.connect("postgres"); Statement st = admin.createStatement()) {
@@ -80,14 +56,14 @@ class ReplicaPromotionIT {
                     Wire wire = new Wire(env.kafka(), env.topics())) {
                 database = DatabaseSettings.of("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/lockstep?user=postgres");
                 RunningWorker worker = env.startWorker(env.workerSettings(), database);
-                run(wire, first);
+                Waves.run(wire, first);
                 awaitReplayed(primary, standby);
                 cutReplication(standby);
-                Map<String, byte[]> firstTime = run(wire, second); // committed on the primary alone
+                Map<String, byte[]> firstTime = Waves.run(wire, second); // committed on the primary alone
                 standby.promote();
                 primary.crash();
                 proxy.switchTo(standby.port());
-                run(wire, third);
+                Waves.run(wire, third);
                 for (ObjectNode command : second) {
                     String id = command.path("request_id").asText();
                     assertThat(wire.await(id, 2).get(1).value()).as("applied again: " + id)

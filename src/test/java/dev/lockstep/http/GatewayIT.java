@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -292,7 +292,7 @@ class GatewayIT {
     }
 
     private static int partitionOf(String resource) {
-        return Utils.toPositive(Utils.murmur2(resource.getBytes(StandardCharsets.UTF_8))) % LockstepExtension.PARTITIONS;
+        return ResourcePartition.of(resource, LockstepExtension.PARTITIONS);
     }
 
     /**

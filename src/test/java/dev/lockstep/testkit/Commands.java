@@ -3,8 +3,12 @@ package dev.lockstep.testkit;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.protocol.ResourcePartition;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 /** Command JSON for tests, written field by field so that tests can also write it wrong. */
@@ -37,6 +41,22 @@ public final class Commands {
 
     public static ObjectNode status(String requestId, String resource) {
         return command(requestId, "status", resource);
+    }
+
+    /**
+     * The first resource named {@code prefix-N} on each partition of a topic of {@code partitions}
+     * (as the Java client partitions): a command for each partition.
+     */
+    public static List<String> onEachPartition(String prefix, int partitions) {
+        List<String> resources = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            int i = 0;
+            while (ResourcePartition.of((prefix + "-" + i).getBytes(StandardCharsets.UTF_8), partitions) != p) {
+                i++;
+            }
+            resources.add(prefix + "-" + i);
+        }
+        return resources;
     }
 
     public static JsonNode parse(byte[] json) {

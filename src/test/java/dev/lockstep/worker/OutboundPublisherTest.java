@@ -13,10 +13,6 @@ import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
-import dev.lockstep.store.LockStore;
-import dev.lockstep.store.PartitionId;
-import dev.lockstep.store.PartitionTransaction;
-import dev.lockstep.store.SweepResult;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -25,7 +21,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -48,7 +43,7 @@ class OutboundPublisherTest {
     private final OutboundPublisher publisher = new OutboundPublisher(producer, TOPICS,
             name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)), 1_048_576,
             new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-            new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new NoStore()));
+            new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore()));
     private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
             Duration.ofHours(24), new TopicAllowList(TopicAllowList.DEFAULT), TOPICS.replies(), 1));
 
@@ -99,37 +94,5 @@ class OutboundPublisherTest {
         assertThat(producer.errorNext(new TimeoutException("no broker"))).isTrue();
         assertThat(acknowledged).isCompletedExceptionally();
         assertThat(producer.history()).hasSize(1);
-    }
-
-    /** The publisher's health never asks the database. */
-    private static final class NoStore implements LockStore {
-        @Override
-        public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SweepResult sweep(int limit) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean giveNewTablesStatistics() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void ping() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public long liveLeases(String topic) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

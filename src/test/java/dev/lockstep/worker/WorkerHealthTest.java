@@ -2,58 +2,16 @@ package dev.lockstep.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.store.LockStore;
-import dev.lockstep.store.PartitionId;
-import dev.lockstep.store.PartitionTransaction;
-import dev.lockstep.store.StoreException;
-import dev.lockstep.store.SweepResult;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** Liveness and readiness from what the poll loop, the assignment and the publisher reported. */
 class WorkerHealthTest {
-
-    /** A database that answers or not, as the test says; nothing else of a store is used here. */
-    private static final class Database implements LockStore {
-        boolean down;
-
-        @Override
-        public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SweepResult sweep(int limit) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean giveNewTablesStatistics() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void ping() {
-            if (down) {
-                throw new StoreException("Connection refused", null);
-            }
-        }
-
-        @Override
-        public long liveLeases(String topic) {
-            return 0;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
 
     private static final class Ticking extends Clock {
         Instant now = Instant.parse("2026-12-03T10:00:00Z");
@@ -77,7 +35,7 @@ class WorkerHealthTest {
     @Test
     void liveWhilePollingWithinTheMaxPollInterval() {
         Ticking clock = new Ticking();
-        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new Database());
+        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore());
         assertThat(health.live().ok()).as("before the first poll").isFalse();
         health.polled();
         clock.now = clock.now.plus(Duration.ofMinutes(4));
@@ -91,7 +49,7 @@ class WorkerHealthTest {
     @Test
     void notLiveOnceAPartitionsRecordsHaveWaitedPastTheStallTimeoutForTheirBatchToCommit() {
         Ticking clock = new Ticking();
-        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new Database());
+        WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore());
         health.polled();
         health.batchSubmitted("lock.commands-1");
         clock.now = clock.now.plus(Duration.ofSeconds(90));
@@ -114,7 +72,7 @@ class WorkerHealthTest {
 
     @Test
     void readyOnlyWithPositionedPartitionsADatabaseAndAcknowledgedPublications() {
-        Database database = new Database();
+        StubStore database = new StubStore();
         WorkerHealth health = new WorkerHealth(new Ticking(), Duration.ofMinutes(5), Duration.ofMinutes(2), database);
         health.polled();
         assertThat(health.ready().problems()).containsExactly("no partition of the command topic is assigned to this worker");

@@ -1,0 +1,45 @@
+package dev.lockstep.worker;
+
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.PartitionId;
+import dev.lockstep.store.PartitionTransaction;
+import dev.lockstep.store.StoreException;
+import dev.lockstep.store.SweepResult;
+import java.util.function.Function;
+
+/** A database that answers a ping or not, as the test says; nothing else of a store is used where it stands in. */
+final class StubStore implements LockStore {
+
+    boolean down;
+
+    @Override
+    public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SweepResult sweep(int limit) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean giveNewTablesStatistics() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void ping() {
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+    }
+
+    @Override
+    public long liveLeases(String topic) {
+        return 0;
+    }
+
+    @Override
+    public void close() {
+    }
+}
