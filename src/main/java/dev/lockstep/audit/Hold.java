@@ -17,9 +17,12 @@ import java.util.Optional;
 public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
         End end, boolean takenOver) {
 
-    /** How a hold ended, as far as the log has shown. */
+    /**
+     * How a hold ended, as far as the log has shown. {@code CANCELLED}: released by the
+     * cancellation of the acquire that granted it (its caller had given up waiting for the reply).
+     */
     public enum End {
-        RELEASED, EXPIRED, HELD;
+        RELEASED, CANCELLED, EXPIRED, HELD;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);

@@ -51,7 +51,8 @@ public final class Holds {
                         new Hold(h.owner(), h.fencingToken(), h.acquiredAt(), event.expiresAt().orElse(h.expiresAt()),
                                 Optional.empty(), Hold.End.HELD, h.takenOver())));
                 case RELEASED -> open.filter(h -> h.fencingToken() == event.fencingToken())
-                        .ifPresent(h -> holds.set(last, ended(h, event.at(), Hold.End.RELEASED)));
+                        .ifPresent(h -> holds.set(last, ended(h, event.at(), event.cancels().isPresent()
+                                ? Hold.End.CANCELLED : Hold.End.RELEASED)));
                 case EXPIRED -> open.filter(h -> h.fencingToken() == event.fencingToken())
                         .ifPresent(h -> holds.set(last, ended(h, event.at(), Hold.End.EXPIRED)));
             }

@@ -48,6 +48,17 @@ class HoldsTest {
         assertThat(holds.get(2).endedAt()).isEmpty();
     }
 
+    /** A grant its caller had given up on, released right after by the acquire's cancellation. */
+    @Test
+    void aHoldReleasedByItsAcquiresCancellationEndsCancelled() {
+        event(Kind.GRANTED, "a", 1, 0, 3600L);
+        events.add(new LeaseEvent("t-0/2.0", Kind.RELEASED, "job", "a", 1, T0.plusSeconds(1), Optional.empty(),
+                "t-0@2", Optional.of("c"), Optional.of("r")));
+        Hold hold = Holds.of("job", events).all().get(0);
+        assertThat(hold.end()).isEqualTo(Hold.End.CANCELLED);
+        assertThat(hold.endedAt()).contains(T0.plusSeconds(1));
+    }
+
     @Test
     void atAnInstantAtMostOneHoldCoversItGrantInclusiveEndExclusive() {
         Holds holds = runTwice();
