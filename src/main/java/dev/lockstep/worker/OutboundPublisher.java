@@ -13,10 +13,11 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.InvalidRecordException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
@@ -31,9 +32,9 @@ import org.slf4j.LoggerFactory;
  * <p>Everything it writes fits its topic ({@code max.message.bytes}, as the cluster says, and the
  * producer's {@code max.request.size}): a reply that does not is marked undeliverable like one to a
  * missing topic; a dead letter or a mark, a copy of a record that may itself be at the command
- * topic's limit, is cut to fit ({@link RecordFit}). A record the broker still refuses as it is
- * (too large, or invalid for its topic) is written once in its smaller form instead, never retried
- * as it was: a batch retried forever on one record would stall its whole partition.
+ * topic's limit, is cut to fit ({@link RecordFit}). A record the broker still refuses as too large
+ * is written once in its smaller form instead, never retried as it was: a batch retried forever on
+ * one record would stall its whole partition.
  */
 final class OutboundPublisher {
 
@@ -50,6 +51,12 @@ final class OutboundPublisher {
     private final int maxRequestSize;
     private final WorkerMetrics metrics;
     private final WorkerHealth health;
+    /** Where a smaller form is written instead: its thread is started by the first such record, if any. */
+    private final Executor instead = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "lockstep-publish-instead");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     /** @param maxRequestSize the producer's {@code max.request.size}: no record may be larger either */
     OutboundPublisher(Producer<byte[], byte[]> producer, TopicNames topics, TopicCatalog catalog, int maxRequestSize,
@@ -95,14 +102,16 @@ final class OutboundPublisher {
     }
 
     private CompletableFuture<Void> write(Attempt attempt) {
-        return produce(attempt.record()).exceptionallyCompose(error -> {
+        // Off the producer's I/O thread, where its callback runs: a send that waits there for
+        // metadata (the command topic, for a mark) would wait for the very thread that fetches it.
+        return produce(attempt.record()).exceptionallyComposeAsync(error -> {
             if (attempt.instead().isPresent() && refusedAsItIs(error)) {
                 LOG.warn("{} refused a record of {} bytes ({}); writing its smaller form instead",
                         attempt.record().topic(), RecordFit.size(attempt.record()), error.getMessage());
                 return produce(attempt.instead().get().get());
             }
             return CompletableFuture.failedFuture(error);
-        }).exceptionallyCompose(error -> {
+        }, instead).exceptionallyCompose(error -> {
             metrics.publishFailed();
             health.publishFailed(error.getMessage());
             return CompletableFuture.failedFuture(new KafkaException("the broker did not acknowledge a reply: "
@@ -126,10 +135,13 @@ final class OutboundPublisher {
         return acknowledged;
     }
 
-    /** The broker (or the producer) will never take this record as it is, however often it is sent. */
+    /**
+     * The broker (or the producer) will never take this record as it is, however often it is
+     * sent: it is larger than the topic takes. Any other refusal (a timestamp, an authorization,
+     * a topic gone) is the cluster's to mend, and the batch is retried meanwhile, health saying so.
+     */
     private static boolean refusedAsItIs(Throwable error) {
-        return error instanceof RecordTooLargeException || error instanceof RecordBatchTooLargeException
-                || error instanceof InvalidRecordException;
+        return error instanceof RecordTooLargeException || error instanceof RecordBatchTooLargeException;
     }
 
     private Attempt attempt(Outbound out) {
@@ -139,7 +151,7 @@ final class OutboundPublisher {
                 return markOf(reply, undeliverable.get());
             }
             return new Attempt(replyRecord(reply), Optional.of(() -> markOf(reply,
-                    "the broker refused the reply as it is (too large or invalid for " + reply.route().topic() + ")")
+                    "the broker refused the reply as too large for " + reply.route().topic())
                     .record()));
         }
         if (out instanceof Outbound.Event event) {

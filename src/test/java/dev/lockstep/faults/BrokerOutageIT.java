@@ -29,10 +29,12 @@ import org.slf4j.LoggerFactory;
  * batches that were applied (and, pipelined, the batches after them) are rewound and redone, and
  * the history shows every reply exactly as the log decides it.
  *
- * <p>The refusal is a reply topic whose {@code max.message.bytes} is smaller than any reply, held
- * until the worker has logged a batch it redoes. Stopping the broker instead leaves it to timing
- * whether any reply is in flight at that moment, and {@code min.insync.replicas} above the
- * replication factor no longer refuses anything (the broker caps it at the replication factor).
+ * <p>The refusal is a reply topic that takes producer timestamps and none older than the broker's
+ * clock ({@code message.timestamp.before.max.ms=0}), held until the worker has logged a batch it
+ * redoes. Stopping the broker instead leaves it to timing whether any reply is in flight at that
+ * moment; {@code min.insync.replicas} above the replication factor no longer refuses anything (the
+ * broker caps it at the replication factor); and a reply too large for its topic is no refusal
+ * any more: the worker marks it undeliverable instead (docs/protocol.md).
  */
 class BrokerOutageIT {
 
@@ -54,12 +56,12 @@ class BrokerOutageIT {
                 FaultRun run = FaultRun.start(env, env.kafka(), topics, "replies refused by the broker (acks fail)");
                 Admin admin = Admin.create(env.kafka().with(Map.of()))) {
             run.load().awaitPublished(300);
-            replyLimit(admin, topics.replies(), AlterConfigOp.OpType.SET);
+            refuseReplies(admin, topics.replies(), true);
             run.faultInjected();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> List.copyOf(pipelineLog.list).stream()
                             .anyMatch(e -> e.getFormattedMessage().contains("did not acknowledge")));
-            replyLimit(admin, topics.replies(), AlterConfigOp.OpType.DELETE);
+            refuseReplies(admin, topics.replies(), false);
             run.load().awaitPublished(1_500);
             run.check();
         } finally {
@@ -67,11 +69,15 @@ class BrokerOutageIT {
         }
     }
 
-    /** SET: no reply fits; DELETE: back to the broker's default. */
-    private static void replyLimit(Admin admin, String topic, AlterConfigOp.OpType op)
+    /** Refusing: every reply is older than the broker's clock allows; else the topic's own settings again. */
+    private static void refuseReplies(Admin admin, String topic, boolean refusing)
             throws InterruptedException, ExecutionException {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        AlterConfigOp limit = new AlterConfigOp(new ConfigEntry(TopicConfig.MAX_MESSAGE_BYTES_CONFIG, "64"), op);
-        admin.incrementalAlterConfigs(Map.of(resource, List.of(limit))).all().get();
+        List<AlterConfigOp> ops = List.of(
+                new AlterConfigOp(new ConfigEntry(TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG,
+                        refusing ? "CreateTime" : "LogAppendTime"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry(TopicConfig.MESSAGE_TIMESTAMP_BEFORE_MAX_MS_CONFIG, "0"),
+                        refusing ? AlterConfigOp.OpType.SET : AlterConfigOp.OpType.DELETE));
+        admin.incrementalAlterConfigs(Map.of(resource, ops)).all().get();
     }
 }

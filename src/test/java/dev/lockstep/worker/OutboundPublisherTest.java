@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
@@ -58,7 +59,9 @@ class OutboundPublisherTest {
         Outbound reply = answer("{\"request_id\":\"r1\",\"type\":\"status\",\"resource\":\"job\"}");
         CompletableFuture<Void> acknowledged = publisher.send(List.of(reply));
         assertThat(producer.errorNext(new RecordTooLargeException("too large"))).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2);
         assertThat(producer.completeNext()).as("the mark, in its place").isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
         assertThat(acknowledged).isCompleted();
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
         assertThat(sent).hasSize(2);
@@ -77,7 +80,9 @@ class OutboundPublisherTest {
         Outbound dead = answer("not json");
         CompletableFuture<Void> acknowledged = publisher.send(List.of(dead));
         assertThat(producer.errorNext(new RecordTooLargeException("too large"))).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> producer.history().size() == 2);
         assertThat(producer.completeNext()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
         assertThat(acknowledged).isCompleted();
         ProducerRecord<byte[], byte[]> smallest = producer.history().get(1);
         assertThat(smallest.topic()).isEqualTo(TOPICS.deadLetters());
@@ -92,6 +97,7 @@ class OutboundPublisherTest {
         Outbound reply = answer("{\"request_id\":\"r1\",\"type\":\"status\",\"resource\":\"job\"}");
         CompletableFuture<Void> acknowledged = publisher.send(List.of(reply));
         assertThat(producer.errorNext(new TimeoutException("no broker"))).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
         assertThat(acknowledged).isCompletedExceptionally();
         assertThat(producer.history()).hasSize(1);
     }
