@@ -189,9 +189,7 @@ public final class LockClient implements AutoCloseable {
 
     /** The cancellation of {@code acquire}, published; its reply is left to come or not. */
     CompletableFuture<Void> cancelled(Command.Acquire acquire) {
-        Command.Release cancel = Command.Release.cancelling(newRequestId(), acquire);
-        return exchange(cancel.requestId(), CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
-                Expected.of(cancel), settings.requestTimeout()).published();
+        return cancelAcquire(acquire.requestId(), acquire.resource(), acquire.owner());
     }
 
     /** As {@link #send(Command, Duration)}, without cancelling an acquire that times out: a caller that retries it. */
@@ -218,7 +216,10 @@ public final class LockClient implements AutoCloseable {
      * completes once the broker has the cancellation.
      */
     public CompletableFuture<Void> cancelAcquire(String requestId, String resource, String owner) {
-        return cancelled(new Command.Acquire(requestId, resource, owner, Duration.ofSeconds(1)));
+        Command.Release cancel = new Command.Release(newRequestId(), resource, owner, OptionalLong.empty(),
+                Optional.of(requestId));
+        return exchange(cancel.requestId(), CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
+                Expected.of(cancel), settings.requestTimeout()).published();
     }
 
     /** A command in flight: its reply, and its publication's acknowledgement by the broker. */
