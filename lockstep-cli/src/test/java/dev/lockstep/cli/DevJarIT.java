@@ -1,0 +1,152 @@
+package dev.lockstep.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.lockstep.embedded.EmbeddedPostgres;
+import dev.lockstep.testkit.Commands;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * The packaged jar as a new user runs it, with nothing but a JDK: {@code lockstep dev} without
+ * {@code --db-url} starts its own PostgreSQL (which refuses root, so as root this test runs dev as
+ * {@code nobody}), says it is ready, takes a lock, and finds the lock still held after a restart;
+ * {@code --fresh} starts empty. No Kafka warning at start or stop, nothing left in its temporary
+ * directory.
+ */
+class DevJarIT {
+
+    private static final Path JAR = Path.of("..", "target", "lockstep.jar").toAbsolutePath().normalize();
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+
+    /** A dev process, its standard output as lines, and its standard error in a file. */
+    private record Dev(Process process, BlockingQueue<String> out, Path err) {
+
+        String awaitReady() throws InterruptedException {
+            long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+            while (System.nanoTime() < deadline) {
+                String line = out.poll(1, TimeUnit.SECONDS);
+                if (line != null && line.startsWith("lockstep dev ready")) {
+                    return line;
+                }
+                assertThat(process.isAlive()).as("dev is running (its stderr: %s)", err).isTrue();
+            }
+            throw new AssertionError("dev said no ready line within " + READY_TIMEOUT + "; its stderr: " + err);
+        }
+
+        void stop() throws InterruptedException {
+            process.destroy();
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("dev stops on SIGTERM").isTrue();
+            assertThat(process.exitValue()).isZero();
+        }
+    }
+
+    @Test
+    void devWithoutADatabaseUrlRunsItsOwnPostgresAndKeepsLocksAcrossARestart(@TempDir Path tmp) throws Exception {
+        assertThat(JAR).as("mvn package builds the jar before the integration tests").isRegularFile();
+        // The user's home: readable and writable by the user dev runs as, the jar among its files.
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path jar = Files.copy(JAR, tmp.resolve("lockstep.jar"), StandardCopyOption.REPLACE_EXISTING);
+        Path scratch = Files.createDirectory(tmp.resolve("tmp"));
+        Files.setPosixFilePermissions(scratch, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path data = tmp.resolve("data");
+        List<String> args = List.of("dev", "--data-dir", data.toString(), "--kafka-port", Integer.toString(freePort()),
+                "--http-port", Integer.toString(freePort()), "--db-port", Integer.toString(freePort()));
+
+        Dev first = start(jar, scratch, args, tmp.resolve("dev-1.stderr"));
+        String ready = first.awaitReady();
+        assertThat(ready).contains("database jdbc:postgresql://127.0.0.1:").contains("(embedded)").contains("http http://");
+        String bootstrap = ready.replaceAll(".*kafka (\\S+),.*", "$1");
+        JsonNode acquired = lockstep("acquire", "payment:42", "--owner", "worker-1", "--ttl", "600",
+                "--bootstrap-servers", bootstrap);
+        assertThat(acquired.path("outcome").asText()).isEqualTo("acquired");
+        first.stop();
+        assertThat(data.resolve("postgres").resolve("postmaster.pid")).as("PostgreSQL stopped with dev").doesNotExist();
+
+        Dev second = start(jar, scratch, args, tmp.resolve("dev-2.stderr"));
+        second.awaitReady();
+        JsonNode status = lockstep("status", "payment:42", "--bootstrap-servers", bootstrap);
+        assertThat(status.path("outcome").asText()).isEqualTo("locked");
+        assertThat(status.path("lock").path("fencing_token").asLong())
+                .isEqualTo(acquired.path("lock").path("fencing_token").asLong());
+        second.stop();
+
+        List<String> fresh = new ArrayList<>(args);
+        fresh.add("--fresh");
+        Dev third = start(jar, scratch, fresh, tmp.resolve("dev-3.stderr"));
+        third.awaitReady();
+        assertThat(lockstep("status", "payment:42", "--bootstrap-servers", bootstrap).path("outcome").asText())
+                .as("--fresh starts with an empty broker and database").isEqualTo("not_found");
+        third.stop();
+
+        for (String run : List.of("dev-1.stderr", "dev-2.stderr", "dev-3.stderr")) {
+            assertThat(Files.readAllLines(tmp.resolve(run))).as(run).noneMatch(line -> line.contains(" WARN ")
+                    || line.contains(" ERROR "));
+        }
+        try (Stream<Path> left = Files.list(scratch)) {
+            assertThat(left.map(p -> p.getFileName().toString()).filter(name -> !name.startsWith("hsperfdata")))
+                    .as("dev leaves nothing in its temporary directory").isEmpty();
+        }
+    }
+
+    /** Starts {@code java -jar lockstep.jar ARGS}; as root, as {@code nobody}, since PostgreSQL refuses root. */
+    private static Dev start(Path jar, Path scratch, List<String> args, Path err) throws IOException {
+        List<String> command = new ArrayList<>();
+        if (EmbeddedPostgres.runningAsRoot()) {
+            command.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + scratch, "-jar", jar.toString()));
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).directory(jar.getParent().toFile())
+                .redirectError(err.toFile());
+        builder.environment().remove("LOCKSTEP_DB_URL");
+        builder.environment().remove("LOCKSTEP_LOG_LEVEL");
+        Process process = builder.start();
+        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(() -> new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8)).lines().forEach(lines::add), "dev-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        return new Dev(process, lines, err);
+    }
+
+    /** One lock command through the CLI, in this JVM, against dev's broker. */
+    private static JsonNode lockstep(String... args) {
+        StringWriter out = new StringWriter();
+        CommandLine cli = LockstepCli.commandLine(Map.of());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(new StringWriter()));
+        cli.execute(args);
+        return Commands.parse(out.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.bind(new InetSocketAddress("127.0.0.1", 0));
+            return socket.getLocalPort();
+        }
+    }
+}
