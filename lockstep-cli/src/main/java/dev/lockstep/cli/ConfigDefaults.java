@@ -8,16 +8,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Where an option's value comes from when its flag is not given: the environment variable
  * {@code LOCKSTEP_<OPTION>} (e.g. {@code --db-url} → {@code LOCKSTEP_DB_URL}), then the
  * properties file named by {@code LOCKSTEP_CONFIG} (key {@code db-url}), then the built-in
- * default. A flag always wins.
+ * default. A flag always wins. Commands that connect to Kafka or read the database, given none of
+ * these, use a running {@code lockstep dev} ({@link DevConnection}) before the built-in default.
  */
 final class ConfigDefaults implements IDefaultValueProvider {
 
@@ -25,10 +28,29 @@ final class ConfigDefaults implements IDefaultValueProvider {
 
     private final Map<String, String> env;
     private final Properties file;
+    /** Looked up once, when an option first asks. */
+    private Optional<DevConnection> runningDev;
 
     ConfigDefaults(Map<String, String> env) {
         this.env = env;
         this.file = load(env.get(CONFIG_ENV));
+    }
+
+    /**
+     * The running {@code lockstep dev} whose data directory the environment ({@code LOCKSTEP_DATA_DIR})
+     * or the properties file ({@code data-dir}) names, by default {@code ~/.lockstep/dev}.
+     */
+    Optional<DevConnection> runningDev() {
+        if (runningDev == null) {
+            String dir = env.getOrDefault(envName("--data-dir"), file.getProperty("data-dir"));
+            runningDev = DevConnection.running(DevConnection.fileIn(dir != null ? Path.of(dir) : DevData.defaultDir()));
+        }
+        return runningDev;
+    }
+
+    /** The running dev, for a command whose default values come from a {@code ConfigDefaults}. */
+    static Optional<DevConnection> runningDev(CommandSpec command) {
+        return command.defaultValueProvider() instanceof ConfigDefaults defaults ? defaults.runningDev() : Optional.empty();
     }
 
     static String envName(String longOption) {
@@ -45,7 +67,11 @@ final class ConfigDefaults implements IDefaultValueProvider {
         if (fromEnv != null) {
             return fromEnv;
         }
-        return file.getProperty(longName.replaceFirst("^--", ""));
+        String fromFile = file.getProperty(longName.replaceFirst("^--", ""));
+        if (fromFile == null && KafkaOptions.isBootstrapServers(option)) {
+            return runningDev().map(DevConnection::bootstrapServers).orElse(null);
+        }
+        return fromFile;
     }
 
     private static Properties load(String path) {

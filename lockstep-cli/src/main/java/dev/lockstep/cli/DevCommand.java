@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -85,14 +86,23 @@ final class DevCommand implements Callable<Integer> {
             }
             out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + data.kafka() + ")");
             out.flush();
-            return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), database.settings(),
-                    options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"),
-                    Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)), url -> {
-                        out.println("lockstep dev ready: kafka " + kafka.bootstrapServers() + ", database "
-                                + database.described() + url.map(u -> ", http " + u).orElse(""));
-                        out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
-                        out.flush();
-                    });
+            DatabaseSettings db = database.settings();
+            AtomicReference<DevConnection> connection = new AtomicReference<>();
+            try {
+                return WorkerRunner.run(options.worker(settings, TopicNames.DEFAULT), db,
+                        options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1"),
+                        Optional.of(LockClientSettings.defaults(settings).withRequestTimeout(GATEWAY_TIMEOUT)), url -> {
+                            // Where the CLI, given no connection flags, finds this dev (lockstep locks, replay, ...).
+                            connection.set(DevConnection.write(data.root(), kafka.bootstrapServers(),
+                                    new DevConnection.Database(db.jdbcUrl(), db.user(), db.password()), url));
+                            out.println("lockstep dev ready: kafka " + kafka.bootstrapServers() + ", database "
+                                    + database.described() + url.map(u -> ", http " + u).orElse(""));
+                            out.println("Try, in another terminal: lockstep acquire payment:42 --owner worker-1 --ttl 30");
+                            out.flush();
+                        });
+            } finally {
+                Optional.ofNullable(connection.get()).ifPresent(DevConnection::close);
+            }
         }
     }
 

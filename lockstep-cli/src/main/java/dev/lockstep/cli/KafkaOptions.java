@@ -4,13 +4,19 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.file.Path;
 import java.util.Map;
+import java.lang.reflect.Field;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 
 /** How to reach Kafka and which topics to use; shared by every command that talks to Kafka. */
 final class KafkaOptions {
 
-    @Option(names = "--bootstrap-servers", paramLabel = "HOST:PORT,...", defaultValue = KafkaSettings.DEFAULT_BOOTSTRAP,
-            description = "Kafka bootstrap servers (env LOCKSTEP_BOOTSTRAP_SERVERS; default ${DEFAULT-VALUE}).")
+    static final String BOOTSTRAP_SERVERS = "--bootstrap-servers";
+
+    // No annotated default: a running lockstep dev's broker comes before the built-in one (ConfigDefaults).
+    @Option(names = BOOTSTRAP_SERVERS, paramLabel = "HOST:PORT,...",
+            description = "Kafka bootstrap servers (env LOCKSTEP_BOOTSTRAP_SERVERS). Default: the broker of a running "
+                    + "lockstep dev, else " + KafkaSettings.DEFAULT_BOOTSTRAP + ".")
     String bootstrapServers;
 
     @Option(names = "--kafka-config", paramLabel = "FILE",
@@ -30,8 +36,15 @@ final class KafkaOptions {
             description = "Lease events; as many partitions as the command topic. Default: ${DEFAULT-VALUE}.")
     String eventsTopic;
 
+    /** The bootstrap option of these options (bench has one of its own: without it, bench starts a broker). */
+    static boolean isBootstrapServers(OptionSpec option) {
+        return option.longestName().equals(BOOTSTRAP_SERVERS) && option.userObject() instanceof Field field
+                && field.getDeclaringClass() == KafkaOptions.class;
+    }
+
     KafkaSettings settings() {
-        return new KafkaSettings(bootstrapServers, kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
+        String bootstrap = bootstrapServers != null ? bootstrapServers : KafkaSettings.DEFAULT_BOOTSTRAP;
+        return new KafkaSettings(bootstrap, kafkaConfig == null ? Map.of() : KafkaSettings.readProperties(kafkaConfig));
     }
 
     TopicNames topics() {

@@ -44,7 +44,7 @@ final class KafkaReach {
             String why = cause instanceof TimeoutException || cause.getMessage() == null ? "no broker answered"
                     : cause.getMessage();
             throw new Unreachable("cannot reach Kafka at " + kafka.bootstrapServers() + " (" + why
-                    + "); check --bootstrap-servers and --kafka-config", cause);
+                    + "); check --bootstrap-servers and --kafka-config, or start `lockstep dev`", cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unreachable("interrupted while asking Kafka at " + kafka.bootstrapServers() + " whether it answers", e);

@@ -71,7 +71,7 @@ final class LocksCommand implements Callable<Integer> {
             return ExitCodes.USAGE;
         }
         Instant now = clock.instant();
-        LiveLeases.Page page = LiveLeases.read(db.settings(1), commandTopic, now, prefix, Optional.ofNullable(owner),
+        LiveLeases.Page page = LiveLeases.read(db.reading(), commandTopic, now, prefix, Optional.ofNullable(owner),
                 after, limit);
         PrintWriter out = spec.commandLine().getOut();
         if (format == Format.JSON) {

@@ -63,7 +63,7 @@ final class ReplayCommand implements Callable<Integer> {
         Logging.quietKafka();
         try {
             KafkaReach.require(kafka.settings());
-            report = new Replay(kafka.settings(), db.settings(1), kafka.topics()).run(Optional.ofNullable(partition),
+            report = new Replay(kafka.settings(), db.reading(), kafka.topics()).run(Optional.ofNullable(partition),
                     new TimeWindow(Optional.ofNullable(from), Optional.ofNullable(to)), (read, total) -> {
                         if (terminal) {
                             err.print("\r" + bar(read, total));

@@ -2,15 +2,10 @@ package dev.lockstep.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.replay.ReplayReport;
-import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +19,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import picocli.CommandLine;
 
 /** The CLI, in process, through the client library, against a real worker. */
 class CliIT {
@@ -37,13 +31,7 @@ class CliIT {
         env.startWorker();
     }
 
-    private record Run(int exitCode, String out, String err) {
-        JsonNode json() {
-            return Commands.parse(out.getBytes(StandardCharsets.UTF_8));
-        }
-    }
-
-    private static Run run(String... args) {
+    private static CliRun run(String... args) {
         List<String> full = new ArrayList<>(List.of(args));
         full.addAll(List.of("--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--command-topic", env.topics().commands(), "--reply-topic", env.topics().replies(),
@@ -51,19 +39,13 @@ class CliIT {
         return runExactly(full.toArray(String[]::new));
     }
 
-    private static Run runExactly(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = LockstepCli.commandLine(Map.of());
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(err));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun runExactly(String... args) {
+        return CliRun.of(Map.of(), args);
     }
 
     @Test
     void eachOutcomeHasItsExitCode() {
-        Run acquired = run("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30");
+        CliRun acquired = run("acquire", "payment:42", "--owner", "worker-1", "--ttl", "30");
         assertThat(acquired.exitCode()).isZero();
         assertThat(acquired.json().path("outcome").asText()).isEqualTo("acquired");
         long token = acquired.json().path("lock").path("fencing_token").asLong();
@@ -84,21 +66,21 @@ class CliIT {
     void replayReproducesWhatTheWorkerDidAsTextOrJson() throws Exception {
         assertThat(run("acquire", "replayed:1", "--owner", "w", "--ttl", "30").exitCode()).isZero();
         assertThat(run("release", "replayed:1", "--owner", "w").exitCode()).isZero();
-        Run text = runReplay("--format", "text");
+        CliRun text = runReplay("--format", "text");
         assertThat(text.exitCode()).as(text.out() + text.err()).isEqualTo(ReplayReport.REPRODUCED);
         assertThat(text.out()).contains("0 divergences");
-        Run json = runReplay("--format", "json");
+        CliRun json = runReplay("--format", "json");
         assertThat(json.json().path("outcome").asText()).isEqualTo("reproduced");
         assertThat(json.json().path("events_compared").asInt()).isGreaterThanOrEqualTo(2);
         Path impatient = Files.createTempFile("impatient", ".properties");
         impatient.toFile().deleteOnExit();
         Files.writeString(impatient, "default.api.timeout.ms=2000\nrequest.timeout.ms=1000\n");
-        Run nowhere = runExactly("replay", "--bootstrap-servers", "127.0.0.1:1", "--db-url", env.database().jdbcUrl(),
+        CliRun nowhere = runExactly("replay", "--bootstrap-servers", "127.0.0.1:1", "--db-url", env.database().jdbcUrl(),
                 "--kafka-config", impatient.toString());
         assertThat(nowhere.exitCode()).isEqualTo(ReplayReport.CANNOT_VERIFY);
     }
 
-    private static Run runReplay(String... args) {
+    private static CliRun runReplay(String... args) {
         List<String> full = new ArrayList<>(List.of("replay", "--db-url", env.database().jdbcUrl()));
         full.addAll(List.of(args));
         return run(full.toArray(String[]::new));
@@ -112,7 +94,7 @@ class CliIT {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-        Run run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", env.kafka().bootstrapServers(),
+        CliRun run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--command-topic", silent, "--reply-topic", env.topics().replies());
         assertThat(run.exitCode()).isEqualTo(ExitCodes.TIMEOUT);
         assertThat(run.err()).contains("no reply to request").contains("is a worker running?");
@@ -120,7 +102,7 @@ class CliIT {
 
     @Test
     void anUnreachableBrokerIsOneLineAndExitCode1() {
-        Run run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", "127.0.0.1:1");
+        CliRun run = runExactly("status", "x", "--timeout", "2", "--bootstrap-servers", "127.0.0.1:1");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.ERROR);
         assertThat(run.err().strip()).startsWith("lockstep: no answer from Kafka at 127.0.0.1:1").doesNotContain("\tat ");
     }
@@ -132,7 +114,7 @@ class CliIT {
         try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
             before = admin.listTopics().names().get();
         }
-        Run applied = runExactly("topics", "apply", "--replication-factor", "1", "--bootstrap-servers",
+        CliRun applied = runExactly("topics", "apply", "--replication-factor", "1", "--bootstrap-servers",
                 env.kafka().bootstrapServers(), "--command-topic", base + ".commands", "--reply-topic",
                 base + ".replies.billing", "--dead-letter-topic", base + ".dlq", "--events-topic", base + ".events");
         assertThat(applied.exitCode()).as(applied.err()).isZero();
@@ -149,11 +131,11 @@ class CliIT {
 
     @Test
     void topicsApplyErrorsAreOneLineNamingTheFlag() {
-        Run missingDir = runExactly("topics", "apply", "--dir", "/nonexistent/topics", "--bootstrap-servers",
+        CliRun missingDir = runExactly("topics", "apply", "--dir", "/nonexistent/topics", "--bootstrap-servers",
                 env.kafka().bootstrapServers());
         assertThat(missingDir.exitCode()).isEqualTo(ExitCodes.USAGE);
         assertThat(missingDir.err().strip()).isEqualTo("lockstep: --dir /nonexistent/topics is not a directory");
-        Run unreachable = runExactly("topics", "apply", "--bootstrap-servers", "127.0.0.1:1");
+        CliRun unreachable = runExactly("topics", "apply", "--bootstrap-servers", "127.0.0.1:1");
         assertThat(unreachable.exitCode()).isEqualTo(ExitCodes.ERROR);
         assertThat(unreachable.err().strip().lines()).singleElement().asString()
                 .startsWith("lockstep: cannot apply the topics at 127.0.0.1:1").contains("--bootstrap-servers");
@@ -171,7 +153,7 @@ class CliIT {
             List<Map.Entry<String, List<String>>> cases = new ArrayList<>(byFlag.entrySet());
             alsoHttp.forEach(args -> cases.add(Map.entry("--http-port", args)));
             for (Map.Entry<String, List<String>> each : cases) {
-                Run run = runExactly(each.getValue().toArray(String[]::new));
+                CliRun run = runExactly(each.getValue().toArray(String[]::new));
                 assertThat(run.exitCode()).as(each.getValue().toString()).isEqualTo(ExitCodes.ERROR);
                 assertThat(run.err().strip().lines()).as(each.getValue().toString()).singleElement().asString()
                         .contains(port + " is in use").endsWith("choose another " + each.getKey());
@@ -183,7 +165,7 @@ class CliIT {
     void devSaysAnUnreachableOrWrongDatabaseInOneLineBeforeTheBrokerStarts() {
         for (String url : List.of("jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres",
                 env.database().jdbcUrl().replace(env.databaseName(), "no_such_database"))) {
-            Run run = runExactly("dev", "--kafka-port", "0", "--http-port", "0", "--db-url", url);
+            CliRun run = runExactly("dev", "--kafka-port", "0", "--http-port", "0", "--db-url", url);
             assertThat(run.exitCode()).as(url).isEqualTo(ExitCodes.ERROR);
             assertThat(run.err().strip().lines()).as(url).singleElement().asString()
                     .startsWith("lockstep: cannot connect to PostgreSQL at").endsWith("(check --db-url, --db-user, --db-password)");
@@ -197,17 +179,17 @@ class CliIT {
         Path dir = Files.createTempDirectory("topics");
         Files.writeString(dir.resolve("a.properties"),
                 "name=" + prefix + ".a\npartitions=2\nreplication.factor=1\nconfig.message.timestamp.type=LogAppendTime\n");
-        Run created = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+        CliRun created = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers());
         assertThat(created.exitCode()).isZero();
         assertThat(created.out()).contains(prefix + ".a: created");
-        Run again = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+        CliRun again = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers());
         assertThat(again.out()).contains(prefix + ".a: exists and matches");
 
         Files.writeString(dir.resolve("a.properties"),
                 "name=" + prefix + ".a\npartitions=4\nreplication.factor=1\nconfig.message.timestamp.type=CreateTime\n");
-        Run drift = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
+        CliRun drift = runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers());
         assertThat(drift.exitCode()).isEqualTo(ExitCodes.DRIFT);
         assertThat(drift.out()).contains("partitions 2 (declared 4)")
@@ -216,7 +198,7 @@ class CliIT {
 
     @Test
     void theWorkerRefusesToStartWithoutItsTopics() {
-        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+        CliRun run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--db-url", env.database().jdbcUrl(), "--command-topic", "nowhere.commands",
                 "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters(),
                 "--events-topic", env.topics().events());
@@ -233,7 +215,7 @@ class CliIT {
                 "name=" + name + "\npartitions=1\nreplication.factor=1\nconfig.message.timestamp.type=CreateTime\n");
         assertThat(runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers()).exitCode()).isZero();
-        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+        CliRun run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--db-url", env.database().jdbcUrl(), "--command-topic", name,
                 "--reply-topic", env.topics().replies(), "--dead-letter-topic", env.topics().deadLetters(),
                 "--events-topic", env.topics().events());
@@ -250,7 +232,7 @@ class CliIT {
                 "name=" + name + "\npartitions=1\nreplication.factor=1\nconfig.max.message.bytes=8192\n");
         assertThat(runExactly("topics", "apply", "--dir", dir.toString(), "--bootstrap-servers",
                 env.kafka().bootstrapServers()).exitCode()).isZero();
-        Run run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
+        CliRun run = runExactly("worker", "--bootstrap-servers", env.kafka().bootstrapServers(),
                 "--db-url", env.database().jdbcUrl(), "--command-topic", env.topics().commands(),
                 "--reply-topic", env.topics().replies(), "--dead-letter-topic", name,
                 "--events-topic", env.topics().events());

@@ -2,14 +2,10 @@ package dev.lockstep.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.embedded.EmbeddedPostgres;
-import dev.lockstep.testkit.Commands;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -27,13 +23,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The packaged jar as a new user runs it, with nothing but a JDK: {@code lockstep dev} without
  * {@code --db-url} starts its own PostgreSQL (which refuses root, so as root this test runs dev as
- * {@code nobody}), says it is ready, takes a lock, and finds the lock still held after a restart;
- * {@code --fresh} starts empty. No Kafka warning at start or stop, nothing left in its temporary
+ * {@code nobody}) and says it is ready; a new user's commands, given no connection flags, find it
+ * (acquire, locks, audit, replay, dlq); the lock is still held after a restart; {@code --fresh}
+ * starts empty. No Kafka warning at start or stop, nothing left in its temporary
  * directory.
  */
 class DevJarIT {
@@ -75,29 +71,49 @@ class DevJarIT {
         List<String> args = List.of("dev", "--data-dir", data.toString(), "--kafka-port", Integer.toString(freePort()),
                 "--http-port", Integer.toString(freePort()), "--db-port", Integer.toString(freePort()));
 
+        // The other commands are given no connection flags: they find dev through its data directory.
+        Map<String, String> user = Map.of("LOCKSTEP_DATA_DIR", data.toString());
         Dev first = start(jar, scratch, args, tmp.resolve("dev-1.stderr"));
         String ready = first.awaitReady();
         assertThat(ready).contains("database jdbc:postgresql://127.0.0.1:").contains("(embedded)").contains("http http://");
-        String bootstrap = ready.replaceAll(".*kafka (\\S+),.*", "$1");
-        JsonNode acquired = lockstep("acquire", "payment:42", "--owner", "worker-1", "--ttl", "600",
-                "--bootstrap-servers", bootstrap);
-        assertThat(acquired.path("outcome").asText()).isEqualTo("acquired");
+        CliRun acquired = CliRun.of(user, "acquire", "payment:42", "--owner", "worker-1", "--ttl", "600");
+        assertThat(acquired.exitCode()).as(acquired.err()).isZero();
+        assertThat(acquired.json().path("outcome").asText()).isEqualTo("acquired");
+        long token = acquired.json().path("lock").path("fencing_token").asLong();
+
+        CliRun locks = CliRun.of(user, "locks", "--format", "json");
+        assertThat(locks.exitCode()).as(locks.err()).isZero();
+        assertThat(locks.err()).as("says whose database it read").contains("reading the database of lockstep dev")
+                .contains(data.resolve(DevConnection.FILE_NAME).toString());
+        assertThat(locks.json().path("leases").get(0).path("owner").asText()).isEqualTo("worker-1");
+        CliRun audit = CliRun.of(user, "audit", "payment:42");
+        assertThat(audit.exitCode()).as(audit.err()).isZero();
+        assertThat(audit.out()).contains("worker-1");
+        CliRun replay = CliRun.of(user, "replay");
+        assertThat(replay.exitCode()).as(replay.out() + replay.err()).isZero();
+        assertThat(replay.out()).contains("0 divergences");
+        assertThat(replay.err()).contains("reading the database of lockstep dev");
+        CliRun dlq = CliRun.of(user, "dlq");
+        assertThat(dlq.exitCode()).as(dlq.err()).isZero();
         first.stop();
         assertThat(data.resolve("postgres").resolve("postmaster.pid")).as("PostgreSQL stopped with dev").doesNotExist();
+        assertThat(data.resolve(DevConnection.FILE_NAME)).as("dev's connection file goes with it").doesNotExist();
+        CliRun noDev = CliRun.of(user, "locks");
+        assertThat(noDev.err()).as("with no dev running, locks says so (or reads the default database)")
+                .containsAnyOf("Start `lockstep dev`", "no lockstep dev running");
 
         Dev second = start(jar, scratch, args, tmp.resolve("dev-2.stderr"));
         second.awaitReady();
-        JsonNode status = lockstep("status", "payment:42", "--bootstrap-servers", bootstrap);
-        assertThat(status.path("outcome").asText()).isEqualTo("locked");
-        assertThat(status.path("lock").path("fencing_token").asLong())
-                .isEqualTo(acquired.path("lock").path("fencing_token").asLong());
+        CliRun status = CliRun.of(user, "status", "payment:42");
+        assertThat(status.json().path("outcome").asText()).isEqualTo("locked");
+        assertThat(status.json().path("lock").path("fencing_token").asLong()).isEqualTo(token);
         second.stop();
 
         List<String> fresh = new ArrayList<>(args);
         fresh.add("--fresh");
         Dev third = start(jar, scratch, fresh, tmp.resolve("dev-3.stderr"));
         third.awaitReady();
-        assertThat(lockstep("status", "payment:42", "--bootstrap-servers", bootstrap).path("outcome").asText())
+        assertThat(CliRun.of(user, "status", "payment:42").json().path("outcome").asText())
                 .as("--fresh starts with an empty broker and database").isEqualTo("not_found");
         third.stop();
 
@@ -131,16 +147,6 @@ class DevJarIT {
         reader.setDaemon(true);
         reader.start();
         return new Dev(process, lines, err);
-    }
-
-    /** One lock command through the CLI, in this JVM, against dev's broker. */
-    private static JsonNode lockstep(String... args) {
-        StringWriter out = new StringWriter();
-        CommandLine cli = LockstepCli.commandLine(Map.of());
-        cli.setOut(new PrintWriter(out));
-        cli.setErr(new PrintWriter(new StringWriter()));
-        cli.execute(args);
-        return Commands.parse(out.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     private static int freePort() throws IOException {

@@ -51,6 +51,25 @@ public final class PostgresLockStore implements LockStore {
         }
     }
 
+    /**
+     * As {@link #check}, and that the database holds lockstep's tables: for commands that only read
+     * them, which would otherwise fail on the first query with "relation does not exist".
+     */
+    public static void checkHoldsLockstep(DatabaseSettings settings) {
+        check(settings);
+        try (Connection connection = RecordedState.connect(settings);
+                PreparedStatement lookup = connection.prepareStatement("SELECT to_regclass('distributed_locks') IS NOT NULL");
+                ResultSet rs = lookup.executeQuery()) {
+            if (!rs.next() || !rs.getBoolean(1)) {
+                throw new StoreException("the PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl())
+                        + " holds no lockstep tables (no worker has used it)", null);
+            }
+        } catch (SQLException e) {
+            throw new StoreException("cannot read PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl()) + ": "
+                    + e.getMessage(), null);
+        }
+    }
+
     /** Connects, migrates the schema to the current version, and returns the store. */
     public static PostgresLockStore open(DatabaseSettings settings) {
         return open(settings, Optional.empty());
