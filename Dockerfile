@@ -1,11 +1,8 @@
 # The lockstep worker image used by docker-compose.yml.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
-COPY pom.xml .
-RUN mvn -B -q dependency:go-offline
-COPY src src
-COPY topics topics
-RUN mvn -B -q package -DskipTests
+COPY . .
+RUN mvn -B -q package -DskipTests -pl lockstep-cli -am
 
 FROM eclipse-temurin:17-jre
 COPY --from=build /src/target/lockstep.jar /opt/lockstep/lockstep.jar

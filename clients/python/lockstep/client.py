@@ -1,0 +1,260 @@
+"""LockClient: lockstep's commands over Kafka, from Python (confluent-kafka, librdkafka).
+
+    from lockstep import LockClient
+
+    with LockClient("127.0.0.1:9092") as client:
+        with client.lock("payment:42", owner="worker-1", ttl=30, wait=5) as lease:
+            ledger.write(entry, lease.fencing_token)   # the resource rejects smaller tokens
+"""
+import json
+import random
+import struct
+import threading
+import time
+import uuid
+
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+from .errors import InvalidCommand, LockClientError, LockTimeout, RequestIdInUse, ReplyMismatch
+from .lease import HeldLease
+from .replies import Reply, mismatch
+
+# The Java client's default partitioner: murmur2(key) mod the partition count. librdkafka's default
+# (consistent_random, CRC32) puts most resources on another partition than the worker expects.
+JAVA_PARTITIONER = "murmur2_random"
+
+
+class _Pending:
+    """A command waiting for its reply; identical retries of it share it."""
+
+    def __init__(self, command, payload):
+        self.command = command
+        self.payload = payload
+        self.waiters = 1
+        self.done = threading.Event()
+        self.reply = None
+        self.error = None
+
+    def complete(self, reply):
+        why = mismatch(self.command, reply)
+        if why is None:
+            self.reply = reply
+        else:
+            self.error = ReplyMismatch(why)
+        self.done.set()
+
+
+class LockClient:
+    """One per service instance; thread-safe. Reads one partition of the reply topic (chosen at random
+    unless ``reply_partition`` says) and has the worker answer there, as the Java client does.
+
+    ``config`` holds more librdkafka properties (SASL, TLS, ...); a ``partitioner`` other than the Java
+    client's is refused, since the worker orders each resource on the partition that one picks."""
+
+    def __init__(self, bootstrap_servers, *, command_topic="lock.commands", reply_topic="lock.replies",
+                 reply_partition=None, request_timeout=10.0, config=None):
+        config = dict(config or {})
+        partitioner = config.pop("partitioner", JAVA_PARTITIONER)
+        if partitioner != JAVA_PARTITIONER:
+            raise ValueError("partitioner must be %s, the Java client's, not %s: the worker refuses commands "
+                             "on another partition" % (JAVA_PARTITIONER, partitioner))
+        config["bootstrap.servers"] = bootstrap_servers
+        self._config = config
+        self.command_topic = command_topic
+        self.reply_topic = reply_topic
+        self.reply_partition = reply_partition
+        self.request_timeout = request_timeout
+        self._pending = {}
+        self._guard = threading.Lock()
+        self._closed = threading.Event()
+        self._producer = None
+        self._consumer = None
+        self._reader = None
+
+    def start(self):
+        """Connects, starts reading the reply partition at its end, and returns the client."""
+        self._producer = Producer(dict(self._config, **{
+            "partitioner": JAVA_PARTITIONER, "enable.idempotence": True, "acks": "all", "linger.ms": 0}))
+        self._consumer = Consumer(dict(self._config, **{
+            "group.id": "lockstep-client-" + str(uuid.uuid4()), "enable.auto.commit": False,
+            "auto.offset.reset": "latest"}))
+        try:
+            topic = self._consumer.list_topics(self.reply_topic, timeout=self.request_timeout).topics.get(self.reply_topic)
+            if topic is None or topic.error is not None or not topic.partitions:
+                raise LockClientError("reply topic %s not found at %s" % (self.reply_topic,
+                                                                         self._config["bootstrap.servers"]))
+            if self.reply_partition is None:
+                self.reply_partition = random.choice(sorted(topic.partitions))
+            elif self.reply_partition not in topic.partitions:
+                raise LockClientError("%s has no partition %d" % (self.reply_topic, self.reply_partition))
+            # Start at the end before any command goes out, so no reply to this instance can be missed.
+            _, end = self._consumer.get_watermark_offsets(TopicPartition(self.reply_topic, self.reply_partition),
+                                                          timeout=self.request_timeout)
+        except KafkaException as e:
+            self._consumer.close()
+            raise LockClientError("cannot reach Kafka at %s: %s" % (self._config["bootstrap.servers"], e)) from e
+        self._consumer.assign([TopicPartition(self.reply_topic, self.reply_partition, end)])
+        self._reader = threading.Thread(target=self._read, name="lockstep-replies", daemon=True)
+        self._reader.start()
+        return self
+
+    def __enter__(self):
+        return self.start() if self._reader is None else self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        self._closed.set()
+        if self._reader is not None:
+            self._reader.join()
+            self._consumer.close()
+            self._producer.flush(self.request_timeout)
+
+    # -- the four commands -------------------------------------------------------------------------
+
+    def acquire(self, resource, owner, ttl, request_id=None):
+        """``acquired`` (``reply.lock``) or ``not_acquired`` (``reply.retry_after_ms``). A timed-out acquire
+        is cancelled (LockTimeout.cancelled): a lease granted late is released at once."""
+        command = self._command("acquire", resource, request_id, owner=owner, ttl_seconds=ttl)
+        try:
+            return self._answer(command)
+        except LockTimeout:
+            self.cancel(command)
+            raise LockTimeout("no reply to acquire %s of %s within %.1f s; cancelled"
+                              % (command["request_id"], resource, self.request_timeout), cancelled=True)
+
+    def renew(self, resource, owner, ttl, fencing_token=None, request_id=None):
+        """``renewed``, ``forbidden`` (another owner or token) or ``not_found`` (expired, released)."""
+        return self._answer(self._command("renew", resource, request_id, owner=owner, ttl_seconds=ttl,
+                                          fencing_token=fencing_token))
+
+    def release(self, resource, owner, fencing_token=None, request_id=None):
+        """``released``, ``forbidden`` or ``not_found``."""
+        return self._answer(self._command("release", resource, request_id, owner=owner, fencing_token=fencing_token))
+
+    def status(self, resource, request_id=None):
+        """``locked`` (``reply.lock``) or ``not_found``."""
+        return self._answer(self._command("status", resource, request_id))
+
+    def cancel(self, acquire):
+        """Publishes the cancellation of ``acquire`` (the command dict sent), keyed like it, so the worker
+        applies it after the acquire and releases the lease that acquire granted, if any."""
+        self._publish(self._command("release", acquire["resource"], None, owner=acquire["owner"],
+                                    cancels=acquire["request_id"]))
+
+    # -- waiting and holding -----------------------------------------------------------------------
+
+    def try_acquire(self, resource, owner, ttl, wait=0.0):
+        """A HeldLease (renewing itself), or None when the lock could not be had within ``wait`` seconds.
+        An attempt answered not_acquired is retried with a new request ID after a jittered backoff (50 ms
+        doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
+        again with its ID, and cancelled when the wait is over."""
+        deadline = time.monotonic() + wait
+        backoff = 0.05
+        while True:
+            command = self._command("acquire", resource, None, owner=owner, ttl_seconds=ttl)
+            first_sent = time.monotonic()
+            while True:
+                try:
+                    reply = self._answer(command)
+                    break
+                except LockTimeout:
+                    if time.monotonic() >= deadline:
+                        self.cancel(command)
+                        return None
+            if reply.outcome == "acquired":
+                # The safety clock starts at the first send: the worker may have applied that one.
+                return HeldLease(self, reply.lock, owner, ttl, first_sent).start()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            pause = min(backoff * random.uniform(0.5, 1.0), left, (reply.retry_after_ms or 0) / 1000.0 or backoff)
+            time.sleep(max(pause, 0.001))
+            backoff = min(backoff * 2, 1.0)
+
+    def lock(self, resource, owner, ttl, wait=0.0):
+        """A HeldLease for a ``with`` block: renewed while the block runs, released as it ends; raises
+        NotAcquired when the lock could not be had within ``wait`` seconds."""
+        from .errors import NotAcquired
+        lease = self.try_acquire(resource, owner, ttl, wait)
+        if lease is None:
+            raise NotAcquired("%s is held by another owner (waited %.1f s)" % (resource, wait))
+        return lease
+
+    # -- the exchange --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _command(kind, resource, request_id, **fields):
+        command = {"request_id": request_id or str(uuid.uuid4()), "type": kind, "resource": resource}
+        command.update({name: value for name, value in fields.items() if value is not None})
+        return command
+
+    def _answer(self, command):
+        reply = self.send(command)
+        if reply.outcome == "invalid":
+            raise InvalidCommand(reply.problem or {})
+        return reply
+
+    def send(self, command):
+        """Publishes ``command`` (a dict) and returns its Reply, checked to answer it. The same command
+        again with its request ID is a retry and shares the reply; another command with an ID still
+        waiting fails with RequestIdInUse, publishing nothing."""
+        if self._reader is None:
+            raise LockClientError("the client is not started (use start(), or a with block)")
+        payload = json.dumps(command, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        request_id = command["request_id"]
+        with self._guard:
+            pending = self._pending.get(request_id)
+            if pending is not None and pending.payload != payload:
+                raise RequestIdInUse("request %s is waiting for its reply to another command" % request_id)
+            publish = pending is None
+            if publish:
+                pending = self._pending[request_id] = _Pending(command, payload)
+            else:
+                pending.waiters += 1
+        try:
+            if publish:
+                self._publish(command, payload)
+            if not pending.done.wait(self.request_timeout):
+                raise LockTimeout("no reply to %s %s of %s within %.1f s" % (
+                    command["type"], request_id, command["resource"], self.request_timeout))
+            if pending.error is not None:
+                raise pending.error
+            return pending.reply
+        finally:
+            with self._guard:
+                pending.waiters -= 1
+                if pending.waiters == 0 and self._pending.get(request_id) is pending:
+                    del self._pending[request_id]
+
+    def _publish(self, command, payload=None):
+        if payload is None:
+            payload = json.dumps(command, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        failures = []
+        headers = [("kafka_replyTopic", self.reply_topic.encode("utf-8")),
+                   ("kafka_replyPartition", struct.pack(">i", self.reply_partition))]
+        try:
+            self._producer.produce(self.command_topic, key=command["resource"].encode("utf-8"), value=payload,
+                                   headers=headers, on_delivery=lambda err, _: err and failures.append(err))
+        except (KafkaException, BufferError) as e:
+            raise LockClientError("cannot publish to %s: %s" % (self.command_topic, e)) from e
+        if self._producer.flush(self.request_timeout) > 0:
+            raise LockTimeout("the broker did not take %s %s within %.1f s" % (
+                command["type"], command["request_id"], self.request_timeout))
+        if failures:
+            raise LockClientError("cannot publish to %s: %s" % (self.command_topic, failures[0]))
+
+    def _read(self):
+        while not self._closed.is_set():
+            message = self._consumer.poll(0.1)
+            if message is None or message.error() is not None or message.key() is None:
+                continue
+            request_id = message.key().decode("utf-8", "replace")
+            with self._guard:
+                pending = self._pending.get(request_id)
+            if pending is None or pending.done.is_set():
+                continue  # another instance's, a duplicate, or one that came too late
+            reply = Reply.parse(message.value())
+            if reply is not None and reply.request_id == request_id:
+                pending.complete(reply)

@@ -1,0 +1,89 @@
+"""Replies as the worker writes them, and whether one answers the command that was sent."""
+from dataclasses import dataclass
+from typing import Optional
+
+# The outcomes each command type can have; "invalid" is possible for every one.
+POSSIBLE = {
+    "acquire": {"acquired", "not_acquired"},
+    "renew": {"renewed", "forbidden", "not_found"},
+    "release": {"released", "forbidden", "not_found"},
+    "status": {"locked", "not_found"},
+}
+
+
+@dataclass(frozen=True)
+class Lock:
+    """A lease: whose, which token, granted when, valid until when (ISO-8601 UTC, as the worker wrote them)."""
+    resource: str
+    owner: str
+    fencing_token: int
+    acquired_at: str
+    expires_at: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One reply: ``outcome`` is one of acquired, not_acquired, renewed, released, locked, not_found,
+    forbidden, invalid; ``raw`` is the JSON as the worker wrote it."""
+    request_id: str
+    type: Optional[str]
+    resource: Optional[str]
+    outcome: str
+    lock: Optional[Lock]
+    retry_after_ms: Optional[int]
+    problem: Optional[dict]
+    raw: str
+
+    @staticmethod
+    def parse(value):
+        """The reply in ``value`` (bytes), or None when it is not a well-formed lockstep reply."""
+        import json
+        try:
+            text = value.decode("utf-8")
+            body = json.loads(text)
+        except (UnicodeDecodeError, ValueError, AttributeError):
+            return None
+        if not isinstance(body, dict) or not isinstance(body.get("request_id"), str) \
+                or not isinstance(body.get("outcome"), str):
+            return None
+        lock = body.get("lock")
+        if lock is not None:
+            try:
+                lock = Lock(lock["resource"], lock["owner"], int(lock["fencing_token"]), lock["acquired_at"],
+                            lock["expires_at"])
+            except (KeyError, TypeError, ValueError):
+                return None
+        return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
+                     body.get("retry_after_ms"), body.get("problem"), text)
+
+
+def mismatch(command, reply):
+    """Why ``reply`` does not answer ``command`` (a dict as sent); None when it does.
+
+    A request ID is the caller's to choose, so a reply carrying it is not yet the answer: it must name
+    the command's type and resource, have an outcome that type can have, and a lease in it must be of
+    that resource, of the command's owner as the worker stores it (stripped) and of the token sent."""
+    wrong = []
+    invalid = reply.outcome == "invalid"
+    kind = command["type"]
+    # An invalid reply names no type or resource when those were what was invalid.
+    if reply.type != kind and not (invalid and reply.type is None):
+        wrong.append("type %s" % reply.type)
+    if reply.resource != command["resource"] and not (invalid and reply.resource is None):
+        wrong.append("resource %s" % reply.resource)
+    if not invalid and reply.outcome not in POSSIBLE.get(kind, ()):
+        wrong.append("outcome %s" % reply.outcome)
+    lease = reply.lock
+    if lease is not None:
+        if lease.resource != command["resource"]:
+            wrong.append("lease of %s" % lease.resource)
+        owner = command.get("owner")
+        if kind != "status" and (not isinstance(owner, str) or lease.owner != owner.strip()):
+            wrong.append("lease owner %s" % lease.owner)
+        token = command.get("fencing_token")
+        if token is not None and lease.fencing_token != token:
+            wrong.append("lease token %d" % lease.fencing_token)
+    if not wrong:
+        return None
+    return "reply to request %s names %s, but the request was %s of %s" % (
+        reply.request_id, ", ".join(wrong), kind, command["resource"])
