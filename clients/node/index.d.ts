@@ -1,0 +1,104 @@
+// Types of lockstep's Node client.
+import { KafkaConfig } from 'kafkajs';
+
+export interface Lock {
+  resource: string;
+  owner: string;
+  fencingToken: number;
+  /** ISO-8601 UTC, as the worker wrote it */
+  acquiredAt: string;
+  expiresAt: string;
+}
+
+export type Outcome = 'acquired' | 'not_acquired' | 'renewed' | 'released' | 'locked' | 'not_found' | 'forbidden' | 'invalid';
+
+export interface Reply {
+  requestId: string;
+  type: 'acquire' | 'renew' | 'release' | 'status' | null;
+  resource: string | null;
+  outcome: Outcome;
+  lock: Lock | null;
+  retryAfterMs: number | null;
+  problem: Problem | null;
+  /** the reply's JSON as the worker wrote it */
+  raw: string;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  detail: string;
+  errors: { field: string; message: string }[];
+}
+
+export interface Command {
+  request_id: string;
+  type: 'acquire' | 'renew' | 'release' | 'status';
+  resource: string;
+  owner?: string;
+  ttl_seconds?: number;
+  fencing_token?: number;
+  cancels?: string;
+}
+
+export interface LockClientOptions {
+  brokers: string[];
+  commandTopic?: string;
+  replyTopic?: string;
+  /** the reply partition this instance reads; random when left out */
+  replyPartition?: number;
+  requestTimeoutMs?: number;
+  /** more KafkaJS settings (SASL, TLS, ...) */
+  kafka?: Partial<KafkaConfig>;
+}
+
+export class LockClient {
+  constructor(options: LockClientOptions);
+  static connect(options: LockClientOptions): Promise<LockClient>;
+  readonly replyPartition: number;
+  start(): Promise<LockClient>;
+  close(): Promise<void>;
+  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string }): Promise<Reply>;
+  renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
+  release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
+  status(resource: string, options?: { requestId?: string }): Promise<Reply>;
+  cancel(acquire: Command): Promise<void>;
+  send(command: Command): Promise<Reply>;
+  tryAcquire(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease | null>;
+  lock(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease>;
+  withLock<T>(resource: string, owner: string, ttlSeconds: number, waitSeconds: number, action: (lease: HeldLease) => Promise<T>): Promise<T | null>;
+}
+
+export class HeldLease implements AsyncDisposable {
+  readonly lock: Lock;
+  readonly resource: string;
+  readonly fencingToken: number;
+  readonly owner: string;
+  readonly ttl: number;
+  /** null while held */
+  readonly loss: LeaseLostError | null;
+  /** resolves when the lease is lost */
+  readonly lost: Promise<LeaseLostError>;
+  onLost(callback: (loss: LeaseLostError) => void): void;
+  /** throws LeaseLostError once the lease is lost or past its local deadline */
+  check(): void;
+  release(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export class LockClientError extends Error {}
+export class LockTimeoutError extends LockClientError { readonly cancelled: boolean; }
+export class InvalidCommandError extends LockClientError { readonly problem: Problem; readonly fields: string[]; }
+export class ReplyMismatchError extends LockClientError {}
+export class RequestIdInUseError extends LockClientError {}
+export class NotAcquiredError extends LockClientError {}
+export class LeaseLostError extends LockClientError {
+  readonly resource: string;
+  readonly fencingToken: number;
+  readonly reason: 'not_found' | 'forbidden' | 'expired';
+}
+
+export function murmur2(bytes: Uint8Array): number;
+export function partitionOf(key: string, partitionCount: number): number;
+export function parseReply(value: Buffer): Reply | null;
+export function mismatch(command: Command, reply: Reply): string | null;

@@ -1,0 +1,260 @@
+'use strict';
+const crypto = require('node:crypto');
+const { Kafka, logLevel, AssignerProtocol } = require('kafkajs');
+const { JavaPartitioner } = require('./partitioner');
+const { parseReply, mismatch } = require('./replies');
+const { HeldLease, now } = require('./lease');
+const {
+  LockClientError, LockTimeoutError, InvalidCommandError, ReplyMismatchError, RequestIdInUseError, NotAcquiredError,
+} = require('./errors');
+
+/** A consumer-group assigner that gives this instance its one reply partition and nothing else. */
+function onePartition(topic, partition) {
+  const name = 'LockstepOnePartition';
+  return () => ({
+    name,
+    version: 1,
+    async assign({ members }) {
+      return members.map(({ memberId }, i) => ({
+        memberId,
+        memberAssignment: AssignerProtocol.MemberAssignment.encode({
+          version: 1, assignment: i === 0 ? { [topic]: [partition] } : {}, userData: Buffer.alloc(0),
+        }),
+      }));
+    },
+    protocol({ topics }) {
+      return { name, metadata: AssignerProtocol.MemberMetadata.encode({ version: 1, topics, userData: Buffer.alloc(0) }) };
+    },
+  });
+}
+
+/**
+ * lockstep's commands over Kafka, from Node (KafkaJS). One per service instance. It reads one partition
+ * of the reply topic (random unless `replyPartition` says) and has the worker answer there, as the Java
+ * client does; commands go to the partition the Java client's partitioner picks, always.
+ *
+ *   const client = await LockClient.connect({ brokers: ['127.0.0.1:9092'] });
+ *   await client.withLock('payment:42', 'worker-1', 30, 5, async (lease) => {
+ *     await ledger.write(entry, lease.fencingToken);   // the resource rejects smaller tokens
+ *   });
+ *   await client.close();
+ */
+class LockClient {
+  constructor({ brokers, commandTopic = 'lock.commands', replyTopic = 'lock.replies', replyPartition, requestTimeoutMs = 10000, kafka = {} }) {
+    this.commandTopic = commandTopic;
+    this.replyTopic = replyTopic;
+    this.replyPartition = replyPartition;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this._kafka = new Kafka({ logLevel: logLevel.NOTHING, ...kafka, brokers, clientId: kafka.clientId || 'lockstep-node' });
+    this._pending = new Map();
+    this._producer = null;
+    this._consumer = null;
+  }
+
+  /** A started client: see `start()`. */
+  static async connect(options) {
+    return new LockClient(options).start();
+  }
+
+  /** Connects, and starts reading the reply partition at its end before any command goes out. */
+  async start() {
+    const admin = this._kafka.admin();
+    await admin.connect();
+    let end;
+    try {
+      const offsets = await admin.fetchTopicOffsets(this.replyTopic);
+      if (this.replyPartition === undefined) {
+        this.replyPartition = offsets[crypto.randomInt(offsets.length)].partition;
+      }
+      const mine = offsets.find((o) => o.partition === this.replyPartition);
+      if (!mine) throw new LockClientError(`${this.replyTopic} has no partition ${this.replyPartition}`);
+      end = mine.high;
+    } finally {
+      await admin.disconnect();
+    }
+    this._producer = this._kafka.producer({ createPartitioner: JavaPartitioner, idempotent: true, maxInFlightRequests: 1 });
+    await this._producer.connect();
+    this._consumer = this._kafka.consumer({
+      groupId: `lockstep-client-${crypto.randomUUID()}`,
+      partitionAssigners: [onePartition(this.replyTopic, this.replyPartition)],
+      maxWaitTimeInMs: 100,
+    });
+    await this._consumer.connect();
+    await this._consumer.subscribe({ topics: [this.replyTopic], fromBeginning: false });
+    const joined = new Promise((resolve) => {
+      const stop = this._consumer.on(this._consumer.events.GROUP_JOIN, () => { stop(); resolve(); });
+    });
+    await this._consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this._read(message) });
+    await joined;
+    this._consumer.seek({ topic: this.replyTopic, partition: this.replyPartition, offset: end });
+    return this;
+  }
+
+  async close() {
+    if (this._consumer) await this._consumer.disconnect();
+    if (this._producer) await this._producer.disconnect();
+  }
+
+  /** `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`); a timed-out acquire is cancelled. */
+  async acquire(resource, owner, ttl, { requestId } = {}) {
+    const command = LockClient._command('acquire', resource, requestId, { owner, ttl_seconds: ttl });
+    try {
+      return await this._answer(command);
+    } catch (e) {
+      if (!(e instanceof LockTimeoutError)) throw e;
+      await this.cancel(command);
+      throw new LockTimeoutError(`no reply to acquire ${command.request_id} of ${resource} within ${this.requestTimeoutMs} ms; cancelled`, true);
+    }
+  }
+
+  /** `renewed`, `forbidden` (another owner or token) or `not_found` (expired, released). */
+  renew(resource, owner, ttl, { fencingToken, requestId } = {}) {
+    return this._answer(LockClient._command('renew', resource, requestId, { owner, ttl_seconds: ttl, fencing_token: fencingToken }));
+  }
+
+  /** `released`, `forbidden` or `not_found`. */
+  release(resource, owner, { fencingToken, requestId } = {}) {
+    return this._answer(LockClient._command('release', resource, requestId, { owner, fencing_token: fencingToken }));
+  }
+
+  /** `locked` (`reply.lock`) or `not_found`. */
+  status(resource, { requestId } = {}) {
+    return this._answer(LockClient._command('status', resource, requestId, {}));
+  }
+
+  /** Publishes the cancellation of `acquire` (the command sent): the lease it granted, if any, is released. */
+  cancel(acquire) {
+    return this._publish(LockClient._command('release', acquire.resource, undefined, { owner: acquire.owner, cancels: acquire.request_id }));
+  }
+
+  /**
+   * A HeldLease (renewing itself), or null when the lock could not be had within `waitSeconds`. An attempt
+   * answered not_acquired is retried with a new request ID after a jittered backoff (50 ms doubling to
+   * 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent again with its
+   * ID, and cancelled when the wait is over.
+   */
+  async tryAcquire(resource, owner, ttl, waitSeconds = 0) {
+    const deadline = now() + waitSeconds * 1000;
+    let backoff = 50;
+    for (;;) {
+      const command = LockClient._command('acquire', resource, undefined, { owner, ttl_seconds: ttl });
+      const firstSent = now();
+      let reply;
+      for (;;) {
+        try {
+          reply = await this._answer(command);
+          break;
+        } catch (e) {
+          if (!(e instanceof LockTimeoutError)) throw e;
+          if (now() >= deadline) {
+            await this.cancel(command);
+            return null;
+          }
+        }
+      }
+      if (reply.outcome === 'acquired') {
+        // The safety clock starts at the first send: the worker may have applied that one.
+        return new HeldLease(this, reply.lock, owner, ttl, firstSent).start();
+      }
+      const left = deadline - now();
+      if (left <= 0) return null;
+      const pause = Math.min(backoff * (0.5 + Math.random() / 2), left, reply.retryAfterMs || backoff);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, pause)));
+      backoff = Math.min(backoff * 2, 1000);
+    }
+  }
+
+  /** A HeldLease, for `await using`; throws NotAcquiredError when the lock could not be had within the wait. */
+  async lock(resource, owner, ttl, waitSeconds = 0) {
+    const lease = await this.tryAcquire(resource, owner, ttl, waitSeconds);
+    if (!lease) throw new NotAcquiredError(`${resource} is held by another owner (waited ${waitSeconds} s)`);
+    return lease;
+  }
+
+  /** Runs `action(lease)` under a renewed lease and releases it; null when not acquired within the wait. */
+  async withLock(resource, owner, ttl, waitSeconds, action) {
+    const lease = await this.tryAcquire(resource, owner, ttl, waitSeconds);
+    if (!lease) return null;
+    try {
+      return await action(lease);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  static _command(type, resource, requestId, fields) {
+    const command = { request_id: requestId || crypto.randomUUID(), type, resource };
+    for (const [name, value] of Object.entries(fields)) {
+      if (value !== undefined && value !== null) command[name] = value;
+    }
+    return command;
+  }
+
+  async _answer(command) {
+    const reply = await this.send(command);
+    if (reply.outcome === 'invalid') throw new InvalidCommandError(reply.problem);
+    return reply;
+  }
+
+  /**
+   * Publishes `command` and resolves with its reply, checked to answer it. The same command again with its
+   * request ID is a retry and shares the reply; another command with an ID still waiting fails with
+   * RequestIdInUseError, publishing nothing.
+   */
+  async send(command) {
+    if (!this._consumer) throw new LockClientError('the client is not started (use LockClient.connect)');
+    const payload = JSON.stringify(command);
+    const id = command.request_id;
+    let pending = this._pending.get(id);
+    if (pending && pending.payload !== payload) {
+      throw new RequestIdInUseError(`request ${id} is waiting for its reply to another command`);
+    }
+    const publish = !pending;
+    if (publish) {
+      pending = { command, payload, waiters: 0 };
+      pending.done = new Promise((resolve, reject) => { pending.resolve = resolve; pending.reject = reject; });
+      this._pending.set(id, pending);
+    }
+    pending.waiters += 1;
+    let timer;
+    try {
+      const timeout = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new LockTimeoutError(
+          `no reply to ${command.type} ${id} of ${command.resource} within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+      });
+      if (publish) await Promise.race([this._publish(command, payload), timeout]);
+      return await Promise.race([pending.done, timeout]);
+    } finally {
+      clearTimeout(timer);
+      pending.waiters -= 1;
+      if (pending.waiters === 0 && this._pending.get(id) === pending) this._pending.delete(id);
+    }
+  }
+
+  async _publish(command, payload = JSON.stringify(command)) {
+    const partition = Buffer.alloc(4);
+    partition.writeInt32BE(this.replyPartition);
+    try {
+      await this._producer.send({
+        topic: this.commandTopic,
+        acks: -1,
+        messages: [{ key: command.resource, value: payload, headers: { kafka_replyTopic: this.replyTopic, kafka_replyPartition: partition } }],
+      });
+    } catch (e) {
+      throw new LockClientError(`cannot publish to ${this.commandTopic}: ${e.message}`);
+    }
+  }
+
+  _read(message) {
+    if (!message.key || !message.value) return;
+    const pending = this._pending.get(message.key.toString('utf8'));
+    if (!pending || pending.settled) return; // another instance's, a duplicate, or one that came too late
+    const reply = parseReply(message.value);
+    if (!reply || reply.requestId !== pending.command.request_id) return;
+    pending.settled = true;
+    const why = mismatch(pending.command, reply);
+    if (why) pending.reject(new ReplyMismatchError(why)); else pending.resolve(reply);
+  }
+}
+
+module.exports = { LockClient };

@@ -1,0 +1,62 @@
+'use strict';
+// Replies as the worker writes them, and whether one answers the command that was sent.
+
+const POSSIBLE = {
+  acquire: ['acquired', 'not_acquired'],
+  renew: ['renewed', 'forbidden', 'not_found'],
+  release: ['released', 'forbidden', 'not_found'],
+  status: ['locked', 'not_found'],
+};
+
+/** The reply in `value` (a Buffer), or null when it is not a well-formed lockstep reply. */
+function parseReply(value) {
+  let body;
+  try {
+    body = JSON.parse(value.toString('utf8'));
+  } catch (e) {
+    return null;
+  }
+  if (body === null || typeof body !== 'object' || typeof body.request_id !== 'string' || typeof body.outcome !== 'string') {
+    return null;
+  }
+  let lock = null;
+  if (body.lock != null) {
+    const l = body.lock;
+    if (typeof l.resource !== 'string' || typeof l.owner !== 'string' || !Number.isInteger(l.fencing_token)) {
+      return null;
+    }
+    lock = { resource: l.resource, owner: l.owner, fencingToken: l.fencing_token, acquiredAt: l.acquired_at, expiresAt: l.expires_at };
+  }
+  return {
+    requestId: body.request_id, type: body.type ?? null, resource: body.resource ?? null, outcome: body.outcome,
+    lock, retryAfterMs: body.retry_after_ms ?? null, problem: body.problem ?? null, raw: value.toString('utf8'),
+  };
+}
+
+/**
+ * Why `reply` does not answer `command` (as sent); null when it does. A request ID is the caller's to
+ * choose, so a reply carrying it must also name the command's type and resource, have an outcome that
+ * type can have, and a lease in it must be of that resource, of the command's owner as the worker stores
+ * it (trimmed) and of the token sent.
+ */
+function mismatch(command, reply) {
+  const wrong = [];
+  const invalid = reply.outcome === 'invalid';
+  if (reply.type !== command.type && !(invalid && reply.type === null)) wrong.push(`type ${reply.type}`);
+  if (reply.resource !== command.resource && !(invalid && reply.resource === null)) wrong.push(`resource ${reply.resource}`);
+  if (!invalid && !(POSSIBLE[command.type] || []).includes(reply.outcome)) wrong.push(`outcome ${reply.outcome}`);
+  const lease = reply.lock;
+  if (lease) {
+    if (lease.resource !== command.resource) wrong.push(`lease of ${lease.resource}`);
+    if (command.type !== 'status' && (typeof command.owner !== 'string' || lease.owner !== command.owner.trim())) {
+      wrong.push(`lease owner ${lease.owner}`);
+    }
+    if (command.fencing_token !== undefined && lease.fencingToken !== command.fencing_token) {
+      wrong.push(`lease token ${lease.fencingToken}`);
+    }
+  }
+  return wrong.length === 0 ? null
+    : `reply to request ${reply.requestId} names ${wrong.join(', ')}, but the request was ${command.type} of ${command.resource}`;
+}
+
+module.exports = { parseReply, mismatch };

@@ -1,0 +1,124 @@
+'use strict';
+// The Node client against a real worker: held leases, mutual exclusion, reply matching.
+const { describe, it, before, after } = require('node:test');
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const { Kafka, logLevel } = require('kafkajs');
+const { LockClient, LeaseLostError, NotAcquiredError, ReplyMismatchError, RequestIdInUseError } = require('..');
+const { settings, deadLetterTopic } = require('./settings');
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const fresh = (name) => `node-${name}-${crypto.randomUUID().slice(0, 8)}`;
+
+describe('held leases', () => {
+  let client;
+  before(async () => { client = await LockClient.connect(settings()); });
+  after(async () => { await client.close(); });
+
+  it('renews itself while held and is released as it is disposed', async () => {
+    const resource = fresh('held');
+    // What `await using lease = await client.lock(...)` does (TypeScript 5.2+, or Node 24+).
+    const lease = await client.lock(resource, 'alice', 2);
+    try {
+      const first = (await client.status(resource)).lock;
+      await sleep(3000); // longer than the TTL: only renewals keep it
+      const later = (await client.status(resource)).lock;
+      assert.equal(lease.loss, null);
+      lease.check();
+      assert.equal(later.fencingToken, first.fencingToken);
+      assert.ok(later.expiresAt > first.expiresAt);
+    } finally {
+      await lease[Symbol.asyncDispose]();
+    }
+    assert.equal((await client.status(resource)).outcome, 'not_found');
+  });
+
+  it('signals a lease released elsewhere as lost', async () => {
+    const resource = fresh('lost');
+    const lease = await client.lock(resource, 'alice', 3);
+    const seen = [];
+    lease.onLost((loss) => seen.push(loss));
+    await client.release(resource, 'alice', { fencingToken: lease.fencingToken });
+    const loss = await Promise.race([lease.lost, sleep(5000).then(() => null)]);
+    assert.ok(loss instanceof LeaseLostError, 'the next renewal finds the lease gone');
+    assert.equal(loss.reason, 'not_found');
+    assert.throws(() => lease.check(), LeaseLostError);
+    assert.deepEqual(seen, [loss]);
+    await lease.release(); // a lost lease is not released again
+  });
+
+  it('lock() throws when held elsewhere; withLock() answers null', async () => {
+    const resource = fresh('busy');
+    await client.withLock(resource, 'alice', 30, 0, async () => {
+      await assert.rejects(client.lock(resource, 'bob', 30, 0.3), NotAcquiredError);
+      assert.equal(await client.withLock(resource, 'bob', 30, 0, async () => 'ran'), null);
+    });
+  });
+
+  it('never lets two holders overlap', async () => {
+    const resource = fresh('mutex');
+    let inside = 0;
+    let overlaps = 0;
+    const work = async (owner) => {
+      for (let i = 0; i < 3; i++) {
+        await client.withLock(resource, owner, 10, 20, async () => {
+          inside += 1;
+          if (inside > 1) overlaps += 1;
+          await sleep(50);
+          inside -= 1;
+        });
+      }
+    };
+    await Promise.all(['a', 'b', 'c'].map(work));
+    assert.equal(overlaps, 0);
+  });
+});
+
+describe('reply matching', () => {
+  const options = settings();
+
+  async function answerByHand(reply) {
+    // A status sent where no worker reads commands; `reply` is written to the reply partition meanwhile.
+    const quiet = await LockClient.connect({ ...options, commandTopic: deadLetterTopic() });
+    const kafka = new Kafka({ brokers: options.brokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    await producer.connect();
+    try {
+      const sent = quiet.send({ request_id: reply.request_id, type: 'status', resource: 'node-by-hand' })
+        .then((r) => r, (e) => e);
+      await sleep(1000);
+      await producer.send({ topic: options.replyTopic, messages: [{ partition: quiet.replyPartition, key: reply.request_id, value: JSON.stringify(reply) }] });
+      return await sent;
+    } finally {
+      await producer.disconnect();
+      await quiet.close();
+    }
+  }
+
+  it('refuses a forged reply for the request ID', async () => {
+    const result = await answerByHand({
+      request_id: crypto.randomUUID(), type: 'status', resource: 'someone-else', outcome: 'locked',
+      lock: { resource: 'someone-else', owner: 'x', fencing_token: 1, acquired_at: '2026-01-01T00:00:00.000Z', expires_at: '2026-01-01T00:00:30.000Z' },
+    });
+    assert.ok(result instanceof ReplyMismatchError, String(result));
+    assert.match(result.message, /resource someone-else/);
+  });
+
+  it('takes a reply that answers the command', async () => {
+    const result = await answerByHand({ request_id: crypto.randomUUID(), type: 'status', resource: 'node-by-hand', outcome: 'not_found' });
+    assert.equal(result.outcome, 'not_found');
+  });
+
+  it('refuses another command under a request ID still waiting, before publishing', async () => {
+    const client = await LockClient.connect({ ...options, commandTopic: deadLetterTopic(), requestTimeoutMs: 3000 });
+    try {
+      const id = crypto.randomUUID();
+      const first = client.send({ request_id: id, type: 'status', resource: 'node-in-use' }).then((r) => r, (e) => e);
+      await assert.rejects(client.send({ request_id: id, type: 'acquire', resource: 'node-in-use', owner: 'a', ttl_seconds: 30 }),
+        RequestIdInUseError);
+      await first;
+    } finally {
+      await client.close();
+    }
+  });
+});
