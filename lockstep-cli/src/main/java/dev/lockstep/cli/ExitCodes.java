@@ -3,7 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.core.Outcome;
 import dev.lockstep.worker.WorkerStartException;
 
-/** The CLI's exit codes, documented in the README. */
+/** The CLI's exit codes, documented in docs/cli.md. */
 final class ExitCodes {
 
     static final int OK = 0;
