@@ -1,5 +1,6 @@
 package dev.lockstep.bench;
 
+import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.core.Outcome;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
@@ -22,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The database's share of a command, without a broker: the worker's batch step ({@link StoreStep})
@@ -160,7 +160,7 @@ public final class StoreThroughput {
                         : "{\"request_id\":\"" + partition.topic() + "-" + offset + "\",\"type\":\"acquire\","
                                 + "\"resource\":\"" + resource + "\",\"owner\":\"bench\",\"ttl_seconds\":60}";
                 batch.add(new Inbound(partition.topic(), 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                        json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(),
+                        json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE,
                         Optional.of(START.plusMillis(offset))));
                 offset++;
             }

@@ -1,5 +1,6 @@
 package dev.lockstep.history;
 
+import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.core.Command;
 import dev.lockstep.engine.Arbitration;
 import dev.lockstep.engine.EngineSettings;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * The command log replayed through the product's own {@link PartitionMachine}, one partition at a
@@ -96,7 +96,7 @@ final class SequentialModel {
         PartitionState state = states.computeIfAbsent(record.partition(),
                 p -> PartitionState.empty(starts.getOrDefault(p, PartitionPosition.START)));
         Inbound inbound = new Inbound(topic, record.partition(), record.offset(), record.key(), record.value(),
-                new RecordHeaders(), Optional.of(record.logAppendTime()));
+                InboundHeaders.NONE, Optional.of(record.logAppendTime()));
         Step step = machine.step(inbound, state);
         step.events().forEach(e -> events.put(e.entry().eventId(), e));
         state.forgetEventsBelow(record.offset());

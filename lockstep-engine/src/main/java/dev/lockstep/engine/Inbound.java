@@ -3,7 +3,6 @@ package dev.lockstep.engine;
 import java.time.Instant;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.record.TimestampType;
 
 /**
@@ -12,7 +11,7 @@ import org.apache.kafka.common.record.TimestampType;
  * @param logAppendTime the record's timestamp only when the broker stamped it; a producer's
  *     timestamp is never carried here
  */
-public record Inbound(String topic, int partition, long offset, byte[] key, byte[] value, Headers headers,
+public record Inbound(String topic, int partition, long offset, byte[] key, byte[] value, InboundHeaders headers,
         Optional<Instant> logAppendTime) {
 
     public static Inbound of(ConsumerRecord<byte[], byte[]> record) {
@@ -20,7 +19,7 @@ public record Inbound(String topic, int partition, long offset, byte[] key, byte
                 ? Optional.of(Instant.ofEpochMilli(record.timestamp()))
                 : Optional.empty();
         return new Inbound(record.topic(), record.partition(), record.offset(), record.key(), record.value(),
-                record.headers(), appendTime);
+                InboundHeaders.of(record.headers()), appendTime);
     }
 
     public String position() {

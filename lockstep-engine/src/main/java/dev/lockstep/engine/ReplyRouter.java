@@ -3,9 +3,8 @@ package dev.lockstep.engine;
 import dev.lockstep.protocol.ReplyTo;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.OptionalInt;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.header.Headers;
 
 /**
  * Decides where a reply goes. Spring Kafka's request-reply headers come first
@@ -34,15 +33,14 @@ public final class ReplyRouter {
                 : refused(defaultTopic);
     }
 
-    public Routing route(Headers headers, ReplyTo replyTo) {
-        Header topicHeader = headers.lastHeader(REPLY_TOPIC_HEADER);
-        if (topicHeader == null && replyTo instanceof ReplyTo.Default
-                && headers.lastHeader(REPLY_PARTITION_HEADER) == null) {
+    public Routing route(InboundHeaders headers, ReplyTo replyTo) {
+        if (!headers.has(REPLY_TOPIC_HEADER) && replyTo instanceof ReplyTo.Default && !headers.has(REPLY_PARTITION_HEADER)) {
             return toDefault;
         }
+        Optional<byte[]> topicHeader = headers.lastValue(REPLY_TOPIC_HEADER);
         String topic;
-        if (topicHeader != null && topicHeader.value() != null) {
-            topic = new String(topicHeader.value(), StandardCharsets.UTF_8);
+        if (topicHeader.isPresent()) {
+            topic = new String(topicHeader.get(), StandardCharsets.UTF_8);
         } else if (replyTo instanceof ReplyTo.Named named) {
             topic = named.topic();
         } else if (replyTo instanceof ReplyTo.Malformed malformed) {
@@ -53,11 +51,10 @@ public final class ReplyRouter {
         if (!allowList.allows(topic)) {
             return refused(topic);
         }
-        Header partitionHeader = headers.lastHeader(REPLY_PARTITION_HEADER);
-        if (partitionHeader == null) {
+        if (!headers.has(REPLY_PARTITION_HEADER)) {
             return new Routing.Routed(new ReplyRoute(topic, OptionalInt.empty()));
         }
-        byte[] bytes = partitionHeader.value();
+        byte[] bytes = headers.lastValue(REPLY_PARTITION_HEADER).orElse(null);
         if (bytes == null || bytes.length != Integer.BYTES) {
             return new Routing.Refused(REPLY_PARTITION_HEADER + " must be a 4-byte big-endian integer");
         }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.apache.kafka.common.header.Header;
 
 /**
  * Decodes a record, checks that it is on its resource's partition, and settles its reply route:
@@ -40,27 +39,29 @@ final class Triage {
         if (record.logAppendTime().isEmpty()) {
             return new Triaged.DeadLetter(NO_LOG_APPEND_TIME, Outbound.Cause.NO_LOG_APPEND_TIME);
         }
-        Header undeliverable = record.headers().lastHeader(DeadLetterHeaders.UNDELIVERABLE);
-        return undeliverable == null ? command(record) : marker(record, undeliverable);
+        if (!record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
+            return command(record);
+        }
+        return marker(record, record.headers().lastValue(DeadLetterHeaders.UNDELIVERABLE).orElse(new byte[0]));
     }
 
     /**
      * A marker is answered from the record it marks, whoever wrote it: one a producer forged can
      * only send a reply its command already got to the dead letters, never change a decision.
      */
-    private Triaged marker(Inbound record, Header undeliverable) {
-        Header of = record.headers().lastHeader(DeadLetterHeaders.REPLY_OF);
-        OptionalLong marked = of == null ? OptionalLong.empty() : earlierOffset(record, of.value());
+    private Triaged marker(Inbound record, byte[] undeliverable) {
+        Optional<byte[]> of = record.headers().lastValue(DeadLetterHeaders.REPLY_OF);
+        OptionalLong marked = of.isEmpty() ? OptionalLong.empty() : earlierOffset(record, of.get());
         if (marked.isEmpty()) {
             return new Triaged.DeadLetter(DeadLetterHeaders.UNDELIVERABLE + " without a " + DeadLetterHeaders.REPLY_OF
                     + " naming an earlier record of " + record.topic() + "-" + record.partition(),
                     Outbound.Cause.UNREADABLE);
         }
-        if (DeadLetterHeaders.cut(record.headers())) {
+        if (DeadLetterHeaders.cut(record.headers().toKafka())) {
             // The marked record did not fit its own topic again whole: its reply cannot be made
             // from this copy (an invalid one is rebuilt from the record). A valid command always
             // fits, cut of headers the worker does not read; only an oversized key comes here.
-            return new Triaged.DeadLetter("the reply to " + new String(of.value(), StandardCharsets.UTF_8)
+            return new Triaged.DeadLetter("the reply to " + new String(of.get(), StandardCharsets.UTF_8)
                     + " could not be delivered (" + reasonOf(undeliverable) + "), and that record is too large to be "
                     + "written to its partition again whole: its reply is not in the log; the record is at that "
                     + "position", Outbound.Cause.REPLY_UNDELIVERABLE);
@@ -74,9 +75,8 @@ final class Triage {
     }
 
     /** A marker's reason: the worker's, or a producer's cut to {@link #MAX_REASON} characters. */
-    private static String reasonOf(Header undeliverable) {
-        String reason = new String(undeliverable.value() == null ? new byte[0] : undeliverable.value(),
-                StandardCharsets.UTF_8);
+    private static String reasonOf(byte[] undeliverable) {
+        String reason = new String(undeliverable, StandardCharsets.UTF_8);
         return reason.length() > MAX_REASON ? reason.substring(0, MAX_REASON) : reason;
     }
 
@@ -105,8 +105,7 @@ final class Triage {
             return new Triaged.DeadLetter(refused.reason(), Outbound.Cause.ROUTE_REFUSED);
         }
         ReplyRoute route = ((Routing.Routed) routing).route();
-        Header correlation = record.headers().lastHeader(ReplyRouter.CORRELATION_HEADER);
-        Optional<byte[]> correlationId = Optional.ofNullable(correlation).map(Header::value);
+        Optional<byte[]> correlationId = record.headers().lastValue(ReplyRouter.CORRELATION_HEADER);
         if (correlationId.isPresent() && correlationId.get().length > Limits.MAX_CORRELATION_ID_BYTES) {
             // Copied onto the reply it would make the reply as large as the producer wished.
             return new Triaged.Reject(route, Optional.empty(), Reply.Rejected.of(withError(

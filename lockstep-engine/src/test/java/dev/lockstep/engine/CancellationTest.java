@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,7 +27,7 @@ class CancellationTest {
 
     private Step send(String json) {
         Inbound record = new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0.plusSeconds(offset)));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
         offset++;
         return machine.step(record, state);
     }

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 
@@ -82,7 +81,7 @@ class ExpiryOrderTest {
                 + (type.equals("acquire") || type.equals("renew") ? ",\"ttl_seconds\":" + (1 + random.nextInt(3)) : "")
                 + "}";
         return new Inbound("lock.commands", 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(at));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(at));
     }
 
     /** Everything a step publishes, as text, in order. */

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 /** The lease events the partition state machine makes, record by record, with no I/O. */
@@ -30,7 +29,7 @@ class LeaseEventsTest {
 
     private static Inbound record(long offset, Optional<Instant> at, String resource, String json) {
         return new Inbound("lock.commands", 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), at);
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, at);
     }
 
     private static String command(String id, String type, String resource, String owner, String extra) {

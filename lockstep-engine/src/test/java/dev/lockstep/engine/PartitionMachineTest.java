@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 /** The partition state machine, record by record, with no I/O: every rule that decides a reply. */
@@ -29,7 +28,7 @@ class PartitionMachineTest {
     private static Inbound record(int partition, long offset, Optional<Instant> at, String json) {
         String resource = json.replaceAll(".*\"resource\":\"([^\"]*)\".*", "$1");
         return new Inbound("lock.commands", partition, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), at);
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, at);
     }
 
     private static String acquire(String id, String resource, String owner, int ttl) {

@@ -15,7 +15,7 @@ class ReplyRouterTest {
 
     private final ReplyRouter router = new ReplyRouter("lock.replies", new TopicAllowList(TopicAllowList.DEFAULT));
 
-    private static RecordHeaders headers(String topic, byte[] partition) {
+    private static InboundHeaders headers(String topic, byte[] partition) {
         RecordHeaders headers = new RecordHeaders();
         if (topic != null) {
             headers.add(ReplyRouter.REPLY_TOPIC_HEADER, topic.getBytes(StandardCharsets.UTF_8));
@@ -23,7 +23,7 @@ class ReplyRouterTest {
         if (partition != null) {
             headers.add(ReplyRouter.REPLY_PARTITION_HEADER, partition);
         }
-        return headers;
+        return InboundHeaders.of(headers);
     }
 
     private static byte[] int32(int value) {
@@ -32,13 +32,13 @@ class ReplyRouterTest {
 
     @Test
     void defaultsToTheReplyTopic() {
-        assertThat(router.route(new RecordHeaders(), new ReplyTo.Default()))
+        assertThat(router.route(InboundHeaders.NONE, new ReplyTo.Default()))
                 .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies", OptionalInt.empty())));
     }
 
     @Test
     void honoursAnAllowedReplyTo() {
-        assertThat(router.route(new RecordHeaders(), new ReplyTo.Named("lock.replies.svc")))
+        assertThat(router.route(InboundHeaders.NONE, new ReplyTo.Named("lock.replies.svc")))
                 .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies.svc", OptionalInt.empty())));
     }
 
@@ -51,7 +51,7 @@ class ReplyRouterTest {
     @Test
     void refusesTopicsOutsideTheAllowList() {
         for (String topic : List.of("payments", "lock.commands", "lock.replies2", "lock.replies.", "../etc")) {
-            assertThat(router.route(new RecordHeaders(), new ReplyTo.Named(topic)))
+            assertThat(router.route(InboundHeaders.NONE, new ReplyTo.Named(topic)))
                     .as(topic).isInstanceOf(Routing.Refused.class);
             assertThat(router.route(headers(topic, null), new ReplyTo.Default()))
                     .as(topic).isInstanceOf(Routing.Refused.class);
@@ -61,7 +61,7 @@ class ReplyRouterTest {
     @Test
     void refusesMalformedPartitionsButLeavesExistenceToDelivery() {
         // Whether a topic or partition exists is the cluster's state, not the log's: checked when delivering.
-        assertThat(router.route(new RecordHeaders(), new ReplyTo.Named("lock.replies.gone")))
+        assertThat(router.route(InboundHeaders.NONE, new ReplyTo.Named("lock.replies.gone")))
                 .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies.gone", OptionalInt.empty())));
         assertThat(router.route(headers("lock.replies", int32(99)), new ReplyTo.Default()))
                 .isEqualTo(new Routing.Routed(new ReplyRoute("lock.replies", OptionalInt.of(99))));
@@ -73,7 +73,7 @@ class ReplyRouterTest {
 
     @Test
     void refusesAMalformedReplyTo() {
-        assertThat(router.route(new RecordHeaders(), new ReplyTo.Malformed("reply_to is not a string")))
+        assertThat(router.route(InboundHeaders.NONE, new ReplyTo.Malformed("reply_to is not a string")))
                 .isEqualTo(new Routing.Refused("reply_to is not a string"));
     }
 

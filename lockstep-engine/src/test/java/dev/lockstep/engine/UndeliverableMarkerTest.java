@@ -28,7 +28,7 @@ class UndeliverableMarkerTest {
 
     private static Inbound command(long offset, String json) {
         return new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0.plusSeconds(offset)));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
     }
 
     /** What the worker writes: the command again, with why and which record. */
@@ -39,7 +39,15 @@ class UndeliverableMarkerTest {
             headers.add(DeadLetterHeaders.REPLY_OF, replyOf.getBytes(StandardCharsets.UTF_8));
         }
         return new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), headers, Optional.of(T0.plusSeconds(offset)));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.of(headers), Optional.of(T0.plusSeconds(offset)));
+    }
+
+    /** {@code record} with one header more. */
+    private static Inbound with(Inbound record, String key, byte[] value) {
+        RecordHeaders headers = record.headers().toKafka();
+        headers.add(key, value);
+        return new Inbound(record.topic(), record.partition(), record.offset(), record.key(), record.value(),
+                InboundHeaders.of(headers), record.logAppendTime());
     }
 
     private static Outbound.DeadLetter dead(Step step) {
@@ -165,9 +173,9 @@ class UndeliverableMarkerTest {
     void aMarkCutToFitItsTopicIsDeadLetteredNamingTheRecordItMarks() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
         machine.step(command(0, ACQUIRE), state);
-        Inbound cut = marker(1, ACQUIRE, MISSING, "lock.commands-0@0");
-        cut.headers().add(DeadLetterHeaders.ORIGINAL_KEY_BYTES, "1048000".getBytes(StandardCharsets.UTF_8));
-        cut.headers().add(DeadLetterHeaders.ORIGINAL_KEY_SHA256, "ab".repeat(32).getBytes(StandardCharsets.UTF_8));
+        Inbound cut = with(with(marker(1, ACQUIRE, MISSING, "lock.commands-0@0"),
+                DeadLetterHeaders.ORIGINAL_KEY_BYTES, "1048000".getBytes(StandardCharsets.UTF_8)),
+                DeadLetterHeaders.ORIGINAL_KEY_SHA256, "ab".repeat(32).getBytes(StandardCharsets.UTF_8));
 
         Outbound.DeadLetter dead = dead(machine.step(cut, state));
 
@@ -183,14 +191,14 @@ class UndeliverableMarkerTest {
     void aCorrelationIdOverTheBoundMakesTheCommandInvalidAndIsNotCopied() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
         String json = ACQUIRE.replace(",\"reply_to\":\"lock.replies.gone\"", "");
-        Inbound atBound = command(0, json.replace("r1", "r-at"));
-        atBound.headers().add("kafka_correlationId", new byte[Limits.MAX_CORRELATION_ID_BYTES]);
+        Inbound atBound = with(command(0, json.replace("r1", "r-at")), "kafka_correlationId",
+                new byte[Limits.MAX_CORRELATION_ID_BYTES]);
         Outbound.ReplyRecord copied = (Outbound.ReplyRecord) machine.step(atBound, state).answer();
         assertThat(new String(copied.value(), StandardCharsets.UTF_8)).contains("\"outcome\":\"acquired\"");
         assertThat(copied.correlationId()).hasValueSatisfying(id -> assertThat(id).hasSize(1024));
 
-        Inbound over = command(1, json.replace("r1", "r-over"));
-        over.headers().add("kafka_correlationId", new byte[Limits.MAX_CORRELATION_ID_BYTES + 1]);
+        Inbound over = with(command(1, json.replace("r1", "r-over")), "kafka_correlationId",
+                new byte[Limits.MAX_CORRELATION_ID_BYTES + 1]);
         Outbound.ReplyRecord refused = (Outbound.ReplyRecord) machine.step(over, state).answer();
         String reply = new String(refused.value(), StandardCharsets.UTF_8);
         assertThat(reply).contains("\"outcome\":\"invalid\"").contains("\"field\":\"kafka_correlationId\"")

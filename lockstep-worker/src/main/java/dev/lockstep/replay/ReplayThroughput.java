@@ -1,5 +1,6 @@
 package dev.lockstep.replay;
 
+import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
@@ -18,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * How fast a replay runs on one thread, in memory: a generated partition of contended commands
@@ -121,7 +121,7 @@ public final class ReplayThroughput {
                     + (type.equals("acquire") || type.equals("renew") ? ",\"ttl_seconds\":" + (1 + random.nextInt(30)) : "")
                     + "}";
             log.add(new Inbound("bench.commands", 0, i, resource.getBytes(StandardCharsets.UTF_8),
-                    json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(time)));
+                    json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(time)));
         }
         return log;
     }

@@ -161,7 +161,7 @@ final class OutboundPublisher {
                     event.entry().resource().getBytes(StandardCharsets.UTF_8), event.value()), Optional.empty());
         }
         Outbound.DeadLetter dead = (Outbound.DeadLetter) out;
-        RecordHeaders headers = new RecordHeaders(dead.source().headers().toArray());
+        RecordHeaders headers = dead.source().headers().toKafka();
         headers.add(DeadLetterHeaders.ERROR, dead.reason().getBytes(StandardCharsets.UTF_8));
         headers.add(DeadLetterHeaders.SOURCE, dead.source().position().getBytes(StandardCharsets.UTF_8));
         dead.reply().ifPresent(reply -> headers.add(DeadLetterHeaders.REPLY, reply.value()));
@@ -214,7 +214,7 @@ final class OutboundPublisher {
      */
     private Attempt markOf(Outbound.ReplyRecord reply, String reason) {
         Inbound source = reply.source();
-        RecordHeaders headers = DeadLetterHeaders.without(source.headers(), DeadLetterHeaders.MARKER);
+        RecordHeaders headers = DeadLetterHeaders.without(source.headers().toKafka(), DeadLetterHeaders.MARKER);
         headers.add(DeadLetterHeaders.UNDELIVERABLE, reason.getBytes(StandardCharsets.UTF_8));
         headers.add(DeadLetterHeaders.REPLY_OF, source.position().getBytes(StandardCharsets.UTF_8));
         ProducerRecord<byte[], byte[]> whole = new ProducerRecord<>(source.topic(), source.partition(), null,

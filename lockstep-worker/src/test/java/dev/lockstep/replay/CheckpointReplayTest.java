@@ -1,5 +1,6 @@
 package dev.lockstep.replay;
 
+import dev.lockstep.engine.InboundHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
@@ -23,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -62,7 +62,7 @@ class CheckpointReplayTest {
             }
             String resource = json.replaceAll(".*\"resource\":\"([^\"]+)\".*", "$1");
             log.add(new Inbound("lock.commands", 0, i, resource.getBytes(StandardCharsets.UTF_8),
-                    json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(time)));
+                    json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(time)));
         }
         return log;
     }

@@ -1,5 +1,6 @@
 package dev.lockstep.replay;
 
+import dev.lockstep.engine.InboundHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.EngineSettings;
@@ -15,7 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.Test;
 
 /** The replay of one partition under its recorded epochs, with no I/O. */
@@ -40,7 +40,7 @@ class PartitionReplayTest {
         String json = "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"r" + offset
                 + "\",\"owner\":\"o\",\"ttl_seconds\":" + ttl + "}";
         return new Inbound("lock.commands", 0, offset, ("r" + offset).getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0.plusSeconds(offset)));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
     }
 
     private static List<String> replies(PartitionReplay replay, Inbound... records) {

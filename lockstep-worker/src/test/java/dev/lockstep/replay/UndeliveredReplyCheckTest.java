@@ -1,5 +1,6 @@
 package dev.lockstep.replay;
 
+import dev.lockstep.engine.InboundHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.EngineSettings;
@@ -39,7 +40,7 @@ class UndeliveredReplyCheckTest {
             headers.add(DeadLetterHeaders.REPLY_OF, "lock.commands-0@0".getBytes(StandardCharsets.UTF_8));
         }
         return new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                ACQUIRE.getBytes(StandardCharsets.UTF_8), headers, Optional.of(T0.plusSeconds(offset)));
+                ACQUIRE.getBytes(StandardCharsets.UTF_8), InboundHeaders.of(headers), Optional.of(T0.plusSeconds(offset)));
     }
 
     /** The findings of a check of {@code log} against a reply topic on which nothing was published. */

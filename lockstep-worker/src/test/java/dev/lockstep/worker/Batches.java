@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
@@ -20,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.ToLongFunction;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** Builds batch processors and command records for tests that drive the store without Kafka. */
 final class Batches {
@@ -67,6 +67,6 @@ final class Batches {
     /** @param appendTime the broker's log-append time */
     static Inbound record(String topic, long offset, String resource, String json, Instant appendTime) {
         return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(appendTime));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(appendTime));
     }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.InboundHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,7 +27,6 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +50,7 @@ class OutboundPublisherTest {
 
     private Outbound answer(String json) {
         Inbound record = new Inbound(TOPICS.commands(), 0, 0, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.of(T0));
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0));
         return machine.step(record, PartitionState.empty(PartitionPosition.START)).answer();
     }
 
