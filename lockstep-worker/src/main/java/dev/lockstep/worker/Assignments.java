@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * {@link #IDENTITY_CHECK}: when it changed (the topic was deleted and created again), every
  * partition is positioned anew. Poll thread only, except {@link #topicId()}.
  */
-final class Assignments {
+final class Assignments implements Settlement.Positions {
 
     private static final Logger LOG = LoggerFactory.getLogger(Assignments.class);
     static final Duration IDENTITY_CHECK = Duration.ofSeconds(2);
@@ -78,6 +77,11 @@ final class Assignments {
         tellHealth();
     }
 
+    @Override
+    public void reposition(Collection<TopicPartition> partitions) {
+        assigned(partitions);
+    }
+
     void revoked(Collection<TopicPartition> partitions) {
         partitions.forEach(floors::remove);
         owned.removeAll(partitions);
@@ -91,8 +95,8 @@ final class Assignments {
                 refused.stream().map(TopicPartition::toString).sorted().toList()));
     }
 
-    /** Whether the partition may be fetched and applied. */
-    boolean applicable(TopicPartition tp) {
+    @Override
+    public boolean applicable(TopicPartition tp) {
         return !unpositioned.contains(tp) && !refused.contains(tp);
     }
 
@@ -174,12 +178,8 @@ final class Assignments {
         return floors.getOrDefault(tp, 0L);
     }
 
-    /** A batch of the partition up to {@code nextOffset} was committed. */
-    void committed(TopicPartition tp, long nextOffset) {
+    @Override
+    public void committed(TopicPartition tp, long nextOffset) {
         floors.computeIfPresent(tp, (k, floor) -> Math.max(floor, nextOffset));
-    }
-
-    List<TopicPartition> applicableOf(Collection<TopicPartition> partitions) {
-        return partitions.stream().filter(this::applicable).toList();
     }
 }

@@ -10,8 +10,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,13 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -61,8 +58,8 @@ public final class Worker implements AutoCloseable {
     private final LockStore store;
     private final Clock clock;
     private final ApplyMode mode;
-    private final KafkaConsumer<byte[], byte[]> consumer;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Consumer<byte[], byte[]> consumer;
+    private final Producer<byte[], byte[]> producer;
     private final Admin admin;
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
@@ -77,12 +74,13 @@ public final class Worker implements AutoCloseable {
     private final Map<PartitionId, Long> acknowledged = new ConcurrentHashMap<>();
     private RecordProcessor processor;
     private Assignments assignments;
+    private Settlement settlement;
     private PartitionPipeline pipeline;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode, MeterRegistry registry,
-            StageTimings timings, KafkaConsumer<byte[], byte[]> consumer, KafkaProducer<byte[], byte[]> producer,
+            StageTimings timings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
             Admin admin) {
         this.settings = settings;
         this.timings = timings;
@@ -138,6 +136,7 @@ public final class Worker implements AutoCloseable {
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
                 partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics, timings);
         processor = mode.processor(batches, machine, publisher);
+        settlement = new Settlement(consumer, assignments, backlog, commits, health, acknowledged);
     }
 
     /**
@@ -220,47 +219,7 @@ public final class Worker implements AutoCloseable {
         if (settled.isEmpty()) {
             return;
         }
-        Map<TopicPartition, OffsetAndMetadata> done = new HashMap<>();
-        Set<TopicPartition> free = new HashSet<>();
-        boolean failed = false;
-        // Failures first: a partition going back to an earlier offset has no backlog to go on with,
-        // even when a batch of it applied in the same round (that batch is then stale; its backlog,
-        // started now, would release offsets whose replies were never acknowledged).
-        for (PartitionPipeline.Settled batch : settled) {
-            if (batch.stage() == PartitionPipeline.Stage.FAILED) {
-                backlog.drop(List.of(batch.partition()));
-                consumer.seek(batch.partition(), batch.firstOffset());
-                free.add(batch.partition());
-                failed = true;
-            } else if (batch.stage() == PartitionPipeline.Stage.BEHIND) {
-                // Paused until positioned where the database stands, like a partition just assigned.
-                backlog.drop(List.of(batch.partition()));
-                assignments.assigned(List.of(batch.partition()));
-            }
-        }
-        for (PartitionPipeline.Settled batch : settled) {
-            switch (batch.stage()) {
-                case APPLIED -> {
-                    assignments.committed(batch.partition(), batch.nextOffset());
-                    health.batchCommitted(batch.partition().toString());
-                    // What arrived meanwhile is the next batch, now: no fetch to wait for.
-                    backlog.take(batch.partition()).filter(next -> assignments.applicable(batch.partition()))
-                            .ifPresent(next -> submit(batch.partition(), next, System.nanoTime()));
-                    free.add(batch.partition());
-                }
-                case ACKNOWLEDGED -> done.put(batch.partition(), new OffsetAndMetadata(batch.nextOffset()));
-                case DISCARDED -> free.add(batch.partition());
-                case FAILED, BEHIND -> {
-                    // settled above
-                }
-            }
-        }
-        done.forEach((tp, offset) -> acknowledged.merge(new PartitionId(tp.topic(), tp.partition()), offset.offset(),
-                Math::max));
-        consumer.resume(assignments.applicableOf(free).stream().filter(consumer.assignment()::contains)
-                .filter(tp -> !pipeline.isApplying(tp)).toList());
-        commits.commitAsync(done);
-        if (failed) {
+        if (settlement.settle(settled, pipeline::isApplying, this::submit)) {
             pause(backoff.next());
         } else {
             backoff.reset();
