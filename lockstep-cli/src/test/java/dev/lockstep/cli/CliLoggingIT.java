@@ -55,7 +55,7 @@ class CliLoggingIT {
             assertThat(run.exitCode()).as(command.toString()).isEqualTo(ExitCodes.ERROR);
             assertThat(run.err()).as(command.toString()).singleElement().asString()
                     .startsWith("lockstep: cannot reach Kafka at 127.0.0.1:1")
-                    .endsWith("check --bootstrap-servers and --kafka-config");
+                    .endsWith("check --bootstrap-servers and --kafka-config, or start `lockstep dev`");
         }
     }
 

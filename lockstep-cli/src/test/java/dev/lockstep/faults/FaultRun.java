@@ -77,8 +77,7 @@ final class FaultRun implements AutoCloseable {
     /** Stops the load, waits for every reply, checks the history and fails on any violation. */
     HistoryChecker.Result check() {
         Set<String> sent = load.finish();
-        History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120))
-                .startingAt(Histories.recordedStarts(env, topics));
+        History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120));
         HistoryChecker.Result result = HistoryChecker.check(history);
         report(result);
         result.assertSafe();

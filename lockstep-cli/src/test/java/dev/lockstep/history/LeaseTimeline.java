@@ -53,7 +53,7 @@ final class LeaseTimeline {
     }
 
     /** Feeds the reply a command got; calls come in the resource's log order. */
-    void observe(SequentialModel.Applied applied, Verdict reply) {
+    void observe(HistoryChecker.Observed applied, Verdict reply) {
         if (reply instanceof Verdict.Acquired a) {
             lease(applied, a.lease());
         } else if (reply instanceof Verdict.Renewed r) {
@@ -68,25 +68,25 @@ final class LeaseTimeline {
         }
     }
 
-    private void lease(SequentialModel.Applied applied, Lease lease) {
+    private void lease(HistoryChecker.Observed applied, Lease lease) {
         Grant known = byToken.get(lease.fencingToken());
         if (known != null && !known.first.acquiredAt().equals(lease.acquiredAt())) {
             violations.add(resource + ": fencing token did not grow: " + known + " was reused for a lease granted "
                     + lease.acquiredAt() + " to owner " + lease.owner() + " by request "
-                    + applied.command().requestId() + " at " + applied.record().position());
+                    + applied.requestId() + " at " + applied.record().position());
             return;
         }
         if (known != null) {
             if (!known.first.owner().equals(lease.owner())) {
                 violations.add(resource + ": two owners told they hold one lease: " + known + ", and owner "
-                        + lease.owner() + " by request " + applied.command().requestId() + " at "
+                        + lease.owner() + " by request " + applied.requestId() + " at "
                         + applied.record().position() + " (" + applied.now() + ")");
             }
             // A renew or a same-owner re-acquire sets the expiry anew, shorter or longer.
             known.expiresAt = lease.expiresAt();
             return;
         }
-        Grant grant = new Grant(lease, applied.command().requestId(), applied.record());
+        Grant grant = new Grant(lease, applied.requestId(), applied.record());
         if (!grants.isEmpty()) {
             Grant previous = grants.get(grants.size() - 1);
             if (grant.first.fencingToken() <= previous.first.fencingToken()) {
