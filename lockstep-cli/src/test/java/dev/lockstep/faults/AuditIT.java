@@ -10,6 +10,9 @@ import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.history.History;
 import dev.lockstep.history.HistoryChecker;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.replay.Replay;
+import dev.lockstep.replay.ReplayReport;
+import dev.lockstep.replay.TimeWindow;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.worker.WorkerSettings;
@@ -23,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -53,6 +57,9 @@ class AuditIT {
             load.awaitPublished(2_500);
             History history = Histories.await(env.kafka(), topics, load.finish(), Duration.ofSeconds(60));
             HistoryChecker.check(history).assertSafe();
+            ReplayReport replay = new Replay(env.kafka(), env.database(), topics).run(Optional.empty(), TimeWindow.ALL,
+                    (read, total) -> { });
+            assertThat(replay.divergences()).as(replay.text()).isEmpty();
             seen = HistoryChecker.leasesSeen(history);
         }
     }

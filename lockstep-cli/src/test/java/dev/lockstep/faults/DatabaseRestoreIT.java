@@ -91,6 +91,9 @@ class DatabaseRestoreIT {
         HistoryChecker.Result result = HistoryChecker.check(Histories.read(env.kafka(), topics, sent));
         result.assertSafe();
         assertThat(result.leasesGranted()).isGreaterThan(5);
+        ReplayReport replay = new Replay(env.kafka(), env.database(), topics).run(Optional.empty(), TimeWindow.ALL,
+                (read, total) -> { });
+        assertThat(replay.divergences()).as(replay.text()).isEmpty();
     }
 
     /**
