@@ -6,7 +6,6 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpecs;
-import dev.lockstep.worker.ApplyMode;
 import dev.lockstep.worker.StageTimings;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
@@ -37,7 +36,7 @@ public final class BenchWorker implements AutoCloseable {
         this.run = run;
     }
 
-    public static BenchWorker start(KafkaSettings kafka, LockStore store, ApplyMode mode, int partitions,
+    public static BenchWorker start(KafkaSettings kafka, LockStore store, BenchMode mode, int partitions,
             StageTimings timings) {
         int run = RUNS.incrementAndGet();
         String suffix = "bench-" + ProcessHandle.current().pid() + "-" + run;

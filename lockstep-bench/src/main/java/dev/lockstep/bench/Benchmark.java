@@ -7,7 +7,6 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
-import dev.lockstep.worker.ApplyMode;
 import dev.lockstep.worker.StageTimings;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -31,7 +30,7 @@ public final class Benchmark {
 
     /** What to measure. */
     /** @param trace whether to print, for each fixed load, where a command's time goes stage by stage */
-    public record Plan(List<ApplyMode> modes, List<Scenario> scenarios, List<Integer> fixedRates, Duration warmup,
+    public record Plan(List<BenchMode> modes, List<Scenario> scenarios, List<Integer> fixedRates, Duration warmup,
             Duration measure, int partitions, boolean trace) {
     }
 
@@ -40,7 +39,7 @@ public final class Benchmark {
     }
 
     /** Every mode, baselines first. */
-    public static final List<ApplyMode> MODES = List.of(ApplyMode.ECHO, ApplyMode.PER_COMMAND, ApplyMode.BATCH);
+    public static final List<BenchMode> MODES = List.of(BenchMode.values());
     private static final Duration WARM_UP = Duration.ofSeconds(5);
 
     private final KafkaSettings kafka;
@@ -53,12 +52,8 @@ public final class Benchmark {
         this.out = out;
     }
 
-    public static String modeName(ApplyMode mode) {
-        return switch (mode) {
-            case ECHO -> "echo";
-            case PER_COMMAND -> "per-command";
-            case BATCH -> "lockstep";
-        };
+    public static String modeName(BenchMode mode) {
+        return mode.wireName();
     }
 
     public List<BenchResult> run(Plan plan, Path outputDir) throws IOException, InterruptedException, SQLException {
@@ -69,7 +64,7 @@ public final class Benchmark {
         try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
             warmUp(plan, store);
             for (Scenario scenario : plan.scenarios()) {
-                for (ApplyMode mode : plan.modes()) {
+                for (BenchMode mode : plan.modes()) {
                     prepare(scenario);
                     List<Optional<Integer>> loads = new ArrayList<>();
                     loads.add(Optional.empty());
@@ -100,7 +95,7 @@ public final class Benchmark {
     private void warmUp(Plan plan, LockStore store) throws InterruptedException, SQLException {
         Scenario scenario = plan.scenarios().get(0);
         prepare(scenario);
-        for (ApplyMode mode : plan.modes()) {
+        for (BenchMode mode : plan.modes()) {
             measure(new Plan(plan.modes(), plan.scenarios(), List.of(), Duration.ofSeconds(1), WARM_UP, plan.partitions(),
                     false),
                     scenario, mode, Optional.empty(), store);
@@ -109,7 +104,7 @@ public final class Benchmark {
                 + JitSettling.describe(JitSettling.ofThisJvm().await(Duration.ofSeconds(60))));
     }
 
-    private BenchResult measure(Plan plan, Scenario scenario, ApplyMode mode, Optional<Integer> load, LockStore store)
+    private BenchResult measure(Plan plan, Scenario scenario, BenchMode mode, Optional<Integer> load, LockStore store)
             throws InterruptedException {
         Optional<StageTrace> trace = plan.trace() && load.isPresent() ? Optional.of(new StageTrace()) : Optional.empty();
         try (BenchWorker worker = BenchWorker.start(kafka, store, mode, plan.partitions(),

@@ -1,5 +1,6 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.bench.BenchMode;
 import dev.lockstep.bench.Benchmark;
 import dev.lockstep.bench.StoreThroughput;
 import dev.lockstep.bench.peers.PeerBench;
@@ -9,7 +10,6 @@ import dev.lockstep.replay.ReplayThroughput;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
-import dev.lockstep.worker.ApplyMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -74,12 +74,12 @@ final class BenchCommand implements Callable<Integer> {
                 "  echo: the Kafka ceiling: every command read and answered not_acquired or not_found, no database;",
                 "  per-command: the seed's design: one transaction per command, answered right after it;",
                 "  lockstep: the worker as shipped: one transaction per partition batch."})
-    List<ApplyMode> modes;
+    List<BenchMode> modes;
 
     /** The mode names the results print, read back. */
-    static final class ModeName implements CommandLine.ITypeConverter<ApplyMode> {
+    static final class ModeName implements CommandLine.ITypeConverter<BenchMode> {
         @Override
-        public ApplyMode convert(String value) {
+        public BenchMode convert(String value) {
             return Benchmark.MODES.stream().filter(mode -> Benchmark.modeName(mode).equals(value)).findFirst()
                     .orElseThrow(() -> new CommandLine.TypeConversionException("'" + value + "' is not a mode: echo, "
                             + "per-command or lockstep"));
@@ -145,8 +145,8 @@ final class BenchCommand implements Callable<Integer> {
         if (store) {
             return store(printer);
         }
-        List<ApplyMode> chosenModes = modes != null ? modes
-                : trace ? List.of(ApplyMode.ECHO, ApplyMode.BATCH) : Benchmark.MODES;
+        List<BenchMode> chosenModes = modes != null ? modes
+                : trace ? List.of(BenchMode.ECHO, BenchMode.LOCKSTEP) : Benchmark.MODES;
         Benchmark.Plan plan = trace
                 ? new Benchmark.Plan(chosenModes, List.of(new Benchmark.Scenario("10k-resources", 10_000, false)),
                         rates != null ? rates : List.of(200, 2_000), Duration.ofSeconds(3),

@@ -8,8 +8,6 @@ import dev.lockstep.metrics.ProcessMetrics;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
-import dev.lockstep.worker.ApplyMode;
-import dev.lockstep.worker.StageTimings;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
 import java.time.Clock;
@@ -47,8 +45,7 @@ final class WorkerRunner {
         LOG.info("database: {}", database);
         try (ProcessMetrics metrics = new ProcessMetrics();
                 LockStore store = PostgresLockStore.open(database, metrics.registry());
-                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), ApplyMode.BATCH,
-                        metrics.registry(), StageTimings.NONE)) {
+                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), metrics.registry())) {
             worker.checkTopics();
             Signals.onTerminate(() -> {
                 LOG.info("stop requested; finishing the batch in hand");

@@ -93,13 +93,17 @@ class ExecIT {
     @Test
     void twoExecsWithTheSameOwnerLabelNeverRunSideBySide() throws Exception {
         Path log = dir.resolve("same-owner.log");
-        String job = "echo \"start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_OWNER\" >> " + log + "; sleep 1.5; echo end >> "
-                + log;
+        Path go = dir.resolve("same-owner.go");
+        // Each job runs until the test says so (at most a minute): the first is surely still running
+        // while the second exec tries, however slowly the machine starts a JVM.
+        String job = "echo \"start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_OWNER\" >> " + log + "; i=0; while [ ! -f " + go
+                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo end >> " + log;
         Process first = exec("cron-job", "host-1", 5, 0, job);
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log));
         Process impatient = exec("cron-job", "host-1", 5, 0, job);
         assertThat(exitCode(impatient)).as("the same label, while the first runs").isEqualTo(ExitCodes.NOT_ACQUIRED);
         Process patient = exec("cron-job", "host-1", 5, 30, job);
+        Files.createFile(go);
         assertThat(exitCode(first)).isZero();
         assertThat(exitCode(patient)).isZero();
         List<String> lines = Files.readAllLines(log);

@@ -12,6 +12,7 @@ import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
 import dev.lockstep.worker.WorkerStartException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -57,7 +58,7 @@ class RecordedSettingsIT {
 
     private static WorkerStartException runUntilRefused(WorkerSettings settings) throws Exception {
         try (LockStore store = PostgresLockStore.open(env.database());
-                Worker worker = Worker.connect(settings, store, Clock.systemUTC())) {
+                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), new SimpleMeterRegistry())) {
             worker.checkTopics();
             CompletableFuture<Void> running = CompletableFuture.runAsync(worker::run);
             try {

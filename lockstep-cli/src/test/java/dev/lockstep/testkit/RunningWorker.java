@@ -5,6 +5,7 @@ import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -24,7 +25,7 @@ public final class RunningWorker implements AutoCloseable {
 
     static RunningWorker start(WorkerSettings settings, DatabaseSettings database, Clock clock) {
         LockStore store = PostgresLockStore.open(database);
-        Worker worker = Worker.connect(settings, store, clock);
+        Worker worker = Worker.connect(settings, store, clock, new SimpleMeterRegistry());
         worker.checkTopics();
         RunningWorker running = new RunningWorker(store, worker);
         running.thread.start();

@@ -6,7 +6,7 @@ import dev.lockstep.store.PartitionId;
 import java.util.List;
 
 /** Turns one partition's records from one poll into what to publish for them. */
-interface RecordProcessor {
+public interface RecordProcessor {
 
     /**
      * @param records one partition's records, in offset order

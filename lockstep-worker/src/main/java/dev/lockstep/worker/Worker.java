@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(url));
  *      Worker worker = Worker.connect(WorkerSettings.defaults(KafkaSettings.of("127.0.0.1:9092")), store,
- *              Clock.systemUTC())) {
+ *              Clock.systemUTC(), new SimpleMeterRegistry())) {
  *     worker.checkTopics();
  *     worker.run(); // until worker.stop() is called from another thread
  * }
@@ -57,7 +57,7 @@ public final class Worker implements AutoCloseable {
     private final WorkerSettings settings;
     private final LockStore store;
     private final Clock clock;
-    private final ApplyMode mode;
+    private final Applying applying;
     private final Consumer<byte[], byte[]> consumer;
     private final Producer<byte[], byte[]> producer;
     private final Admin admin;
@@ -79,14 +79,14 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Worker(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode, MeterRegistry registry,
+    private Worker(WorkerSettings settings, LockStore store, Clock clock, Applying applying, MeterRegistry registry,
             StageTimings timings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
             Admin admin) {
         this.settings = settings;
         this.timings = timings;
         this.store = store;
         this.clock = clock;
-        this.mode = mode;
+        this.applying = applying;
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
@@ -99,21 +99,24 @@ public final class Worker implements AutoCloseable {
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }
 
-    /** Creates the Kafka clients (which start their own I/O threads); does not poll yet. */
-    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock) {
-        return connect(settings, store, clock, ApplyMode.BATCH, new SimpleMeterRegistry(), StageTimings.NONE);
+    /**
+     * Creates the Kafka clients (which start their own I/O threads), with the worker's meters on
+     * {@code registry} (docs/operations.md); does not poll yet.
+     */
+    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, MeterRegistry registry) {
+        return connect(settings, store, clock, Applying.BATCHES, registry, StageTimings.NONE);
     }
 
     /**
-     * As {@link #connect(WorkerSettings, LockStore, Clock)}, applying records as {@code mode} says,
-     * with the worker's meters on {@code registry} (docs/operations.md), telling {@code timings}
-     * where each batch's time goes (a benchmark's trace; {@link StageTimings#NONE} otherwise).
+     * As {@link #connect(WorkerSettings, LockStore, Clock, MeterRegistry)}, applying batches with
+     * {@code applying} (a benchmark's baseline; {@link Applying#BATCHES} otherwise), telling
+     * {@code timings} where each batch's time goes (a benchmark's trace; {@link StageTimings#NONE} otherwise).
      *
      * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
      */
-    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, ApplyMode mode,
+    public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, Applying applying,
             MeterRegistry registry, StageTimings timings) {
-        return new Worker(settings, store, clock, mode, registry, timings, WorkerClients.consumer(settings),
+        return new Worker(settings, store, clock, applying, registry, timings, WorkerClients.consumer(settings),
                 WorkerClients.producer(settings), WorkerClients.admin(settings));
     }
 
@@ -135,7 +138,7 @@ public final class Worker implements AutoCloseable {
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
                 partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics, timings);
-        processor = mode.processor(batches, machine, publisher);
+        processor = applying.processor(new Applying.Parts(batches, machine, publisher::publishAll));
         settlement = new Settlement(consumer, assignments, backlog, commits, health, acknowledged);
     }
 

@@ -4,7 +4,7 @@ import dev.lockstep.bench.BenchWorker;
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.LockStore;
-import dev.lockstep.worker.ApplyMode;
+import dev.lockstep.bench.BenchMode;
 import dev.lockstep.worker.StageTimings;
 import java.util.function.Function;
 
@@ -16,17 +16,17 @@ final class LockstepSide implements AutoCloseable {
 
     /** What a side runs: the worker's mode and the peer the client library plays. */
     enum Kind {
-        LOCKSTEP("lockstep", "lockstep (Java client library; worker, Kafka 4.4 broker, PostgreSQL)", ApplyMode.BATCH,
+        LOCKSTEP("lockstep", "lockstep (Java client library; worker, Kafka 4.4 broker, PostgreSQL)", BenchMode.LOCKSTEP,
                 LockstepPeer::new),
         ECHO("echo", "not a lock: the same client and worker in echo mode, no database (Kafka's round trips alone)",
-                ApplyMode.ECHO, EchoPeer::new);
+                BenchMode.ECHO, EchoPeer::new);
 
         final String peerName;
         final String described;
-        private final ApplyMode mode;
+        private final BenchMode mode;
         private final Function<LockClientSettings, LockPeer> client;
 
-        Kind(String peerName, String described, ApplyMode mode, Function<LockClientSettings, LockPeer> client) {
+        Kind(String peerName, String described, BenchMode mode, Function<LockClientSettings, LockPeer> client) {
             this.peerName = peerName;
             this.described = described;
             this.mode = mode;
