@@ -14,16 +14,21 @@ from lockstep.client import _Pending
 from lockstep.replies import Reply, mismatch
 
 
-class ProtocolCases(unittest.TestCase):
-    """One test per case of clients/cases.json, the list the Java and Node clients pass too."""
+class WithClient(unittest.TestCase):
+    """A test class with one started client on the worker under test."""
 
     @classmethod
     def setUpClass(cls):
-        cls.client = LockClient(**settings()).start()
+        cls.settings = settings()
+        cls.client = LockClient(**cls.settings).start()
 
     @classmethod
     def tearDownClass(cls):
         cls.client.close()
+
+
+class ProtocolCases(WithClient):
+    """One test per case of clients/cases.json, the list the Java and Node clients pass too."""
 
 
 def _case_test(case):
@@ -34,15 +39,7 @@ for _case in CASES:
     setattr(ProtocolCases, "test_" + _case["name"].replace(" ", "_").replace("-", "_"), _case_test(_case))
 
 
-class HeldLeases(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.client = LockClient(**settings()).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.client.close()
+class HeldLeases(WithClient):
 
     def resource(self):
         return "py-held-" + uuid.uuid4().hex[:8]
@@ -99,16 +96,7 @@ class HeldLeases(unittest.TestCase):
         self.assertEqual([], overlaps)
 
 
-class ReplyMatching(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.settings = settings()
-        cls.client = LockClient(**cls.settings).start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.client.close()
+class ReplyMatching(WithClient):
 
     def answer_by_hand(self, reply):
         """Sends a status through a client whose commands go where no worker reads them (the dead-letter

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
-import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -40,13 +38,9 @@ class ExecIT {
     @BeforeAll
     static void start() {
         env.startWorker();
-        client = LockClient.start(LockClientSettings.defaults(env.kafka()).withTopics(env.topics()));
+        client = env.startClient();
     }
 
-    @AfterAll
-    static void stop() {
-        client.close();
-    }
 
     private Process exec(String resource, String owner, long ttl, long wait, String script) {
         File stderr = dir.resolve("exec.stderr").toFile();

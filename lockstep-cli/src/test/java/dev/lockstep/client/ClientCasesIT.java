@@ -19,7 +19,6 @@ import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -64,13 +63,9 @@ class ClientCasesIT {
     @BeforeAll
     static void start() {
         env.startWorker();
-        client = LockClient.start(LockClientSettings.defaults(env.kafka()).withTopics(env.topics()));
+        client = env.startClient();
     }
 
-    @AfterAll
-    static void stop() {
-        client.close();
-    }
 
     @TestFactory
     Stream<DynamicTest> everyCaseAsTheOtherClientsRunIt() throws IOException {

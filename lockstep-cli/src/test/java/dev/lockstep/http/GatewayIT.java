@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.client.LockClient;
-import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
@@ -48,7 +47,7 @@ class GatewayIT {
     @BeforeAll
     static void start() {
         worker = env.startWorker();
-        client = LockClient.start(LockClientSettings.defaults(env.kafka()).withTopics(env.topics()));
+        client = env.startClient();
         server = OpsServer.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), Optional.empty(),
                 Optional.of(new LockGateway(client, Duration.ofSeconds(20))));
     }
@@ -56,7 +55,6 @@ class GatewayIT {
     @AfterAll
     static void stop() {
         server.close();
-        client.close();
     }
 
     private static String fresh(String name) {

@@ -2,6 +2,8 @@ package dev.lockstep.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
@@ -158,6 +160,13 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         RunningWorker worker = RunningWorker.start(settings, database, Clock.systemUTC());
         closeAfterClass.add(0, worker);
         return worker;
+    }
+
+    /** Starts the Java client on this suite's broker and topics; it is closed after the class. */
+    public LockClient startClient() {
+        LockClient client = LockClient.start(LockClientSettings.defaults(kafka()).withTopics(topics));
+        closeAfterClass.add(client);
+        return client;
     }
 
     /** Publishes a raw record to the command topic, exactly as given. */

@@ -4,20 +4,14 @@ import dev.lockstep.engine.InboundHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
-import dev.lockstep.engine.TopicAllowList;
-import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.DeadLetterHeaders;
-import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -27,7 +21,6 @@ import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,15 +31,10 @@ import org.junit.jupiter.api.Test;
 class OutboundPublisherTest {
 
     private static final Instant T0 = Instant.parse("2026-12-05T10:00:00Z");
-    private static final TopicNames TOPICS = TopicNames.DEFAULT;
-    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
-            new ByteArraySerializer());
-    private final OutboundPublisher publisher = new OutboundPublisher(producer, TOPICS,
-            name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)), 1_048_576,
-            new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-            new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore()));
-    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofHours(24), new TopicAllowList(TopicAllowList.DEFAULT), TOPICS.replies(), 1));
+    private static final TopicNames TOPICS = MockPublishing.TOPICS;
+    private final MockProducer<byte[], byte[]> producer = MockPublishing.producer();
+    private final OutboundPublisher publisher = MockPublishing.publisher(producer);
+    private final PartitionMachine machine = MockPublishing.machine();
 
     private Outbound answer(String json) {
         Inbound record = new Inbound(TOPICS.commands(), 0, 0, "job".getBytes(StandardCharsets.UTF_8),

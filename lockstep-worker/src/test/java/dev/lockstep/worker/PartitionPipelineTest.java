@@ -4,19 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.lockstep.engine.EngineSettings;
-import dev.lockstep.engine.Inbound;
-import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
-import dev.lockstep.engine.TopicAllowList;
-import dev.lockstep.metrics.WorkerMetrics;
-import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.TopicNames;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +20,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,17 +31,12 @@ import org.junit.jupiter.api.Test;
  */
 class PartitionPipelineTest {
 
-    private static final TopicNames TOPICS = TopicNames.DEFAULT;
+    private static final TopicNames TOPICS = MockPublishing.TOPICS;
     private static final TopicPartition P0 = new TopicPartition(TOPICS.commands(), 0);
 
-    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
-            new ByteArraySerializer());
-    private final OutboundPublisher publisher = new OutboundPublisher(producer, TOPICS,
-            name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)), 1_048_576,
-            new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-            new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore()));
-    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofHours(24), new TopicAllowList(TopicAllowList.DEFAULT), TOPICS.replies(), 1));
+    private final MockProducer<byte[], byte[]> producer = MockPublishing.producer();
+    private final OutboundPublisher publisher = MockPublishing.publisher(producer);
+    private final PartitionMachine machine = MockPublishing.machine();
     /** Stands in for the transaction: each record answered by the engine, or the database found behind. */
     private volatile boolean databaseBehind;
     private final RecordProcessor processor = (partition, records, floor) -> {
