@@ -1,8 +1,8 @@
 package dev.lockstep.cli;
 
+import dev.lockstep.store.DatabaseProbe;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.DatabaseTimeouts;
-import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.store.StoreException;
 import java.io.PrintWriter;
 import java.util.Optional;
@@ -50,7 +50,7 @@ final class DatabaseOptions {
         }
         DatabaseSettings fallback = settings(DatabaseSettings.DEFAULT_URL, 1);
         try {
-            PostgresLockStore.checkHoldsLockstep(fallback);
+            DatabaseProbe.holdsLockstep(fallback);
         } catch (StoreException e) {
             throw new IllegalStateException("no lockstep dev is running, and " + e.getMessage().replaceFirst(
                     " \\(check --db-url, --db-user, --db-password\\)$", "") + ". Start `lockstep dev` (in another terminal), "

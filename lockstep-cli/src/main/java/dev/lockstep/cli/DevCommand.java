@@ -6,8 +6,8 @@ import dev.lockstep.embedded.EmbeddedPostgres;
 import dev.lockstep.http.OpsServer;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.store.DatabaseProbe;
 import dev.lockstep.store.DatabaseSettings;
-import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpec;
 import dev.lockstep.topics.TopicSpecs;
@@ -73,7 +73,7 @@ final class DevCommand implements Callable<Integer> {
             }
             OpsServer.requireFree("127.0.0.1", dbPort, "--db-port");
         } else {
-            PostgresLockStore.check(options.database());
+            DatabaseProbe.reachable(options.database());
         }
         DevData data = DevData.at(dataDir != null ? dataDir : DevData.defaultDir(), fresh);
         PrintWriter out = spec.commandLine().getOut();

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,41 +32,6 @@ public final class PostgresLockStore implements LockStore {
 
     private PostgresLockStore(HikariDataSource dataSource) {
         this.dataSource = dataSource;
-    }
-
-    /**
-     * Connects once and hangs up: whether the database can be reached with these settings, said in
-     * one line (with the flag that fixes it) before anything else starts.
-     *
-     * @throws StoreException when it cannot
-     */
-    public static void check(DatabaseSettings settings) {
-        DriverManager.setLoginTimeout(5);
-        try (Connection connection = RecordedState.connect(settings)) {
-            connection.isValid(5);
-        } catch (SQLException e) {
-            throw new StoreException("cannot connect to PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl())
-                    + ": " + e.getMessage() + " (check --db-url, --db-user, --db-password)", null);
-        }
-    }
-
-    /**
-     * As {@link #check}, and that the database holds lockstep's tables: for commands that only read
-     * them, which would otherwise fail on the first query with "relation does not exist".
-     */
-    public static void checkHoldsLockstep(DatabaseSettings settings) {
-        check(settings);
-        try (Connection connection = RecordedState.connect(settings);
-                PreparedStatement lookup = connection.prepareStatement("SELECT to_regclass('distributed_locks') IS NOT NULL");
-                ResultSet rs = lookup.executeQuery()) {
-            if (!rs.next() || !rs.getBoolean(1)) {
-                throw new StoreException("the PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl())
-                        + " holds no lockstep tables (no worker has used it)", null);
-            }
-        } catch (SQLException e) {
-            throw new StoreException("cannot read PostgreSQL at " + DatabaseSettings.redact(settings.jdbcUrl()) + ": "
-                    + e.getMessage(), null);
-        }
     }
 
     /** Connects, migrates the schema to the current version, and returns the store. */
