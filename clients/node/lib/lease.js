@@ -20,6 +20,7 @@ class HeldLease {
     this._client = client;
     this._renewEveryMs = ttl * 1000 * renewFraction;
     this._validForMs = ttl * 1000 * (1 - safetyMargin);
+    this._sentAt = sentAt;
     this._deadline = sentAt + this._validForMs;
     this._callbacks = [];
     this._stopped = false;
@@ -29,7 +30,8 @@ class HeldLease {
   }
 
   start() {
-    this._schedule(now() + this._renewEveryMs);
+    // Counted from the grant's first send, like the validity: a slow first reply renews sooner.
+    this._schedule(this._sentAt + this._renewEveryMs);
     return this;
   }
 

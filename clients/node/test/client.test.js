@@ -4,7 +4,9 @@ const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const { Kafka, logLevel } = require('kafkajs');
-const { LockClient, LeaseLostError, NotAcquiredError, ReplyMismatchError, RequestIdInUseError } = require('..');
+const {
+  LockClient, LeaseLostError, LockTimeoutError, NotAcquiredError, ReplyMismatchError, RequestIdInUseError,
+} = require('..');
 const { settings, deadLetterTopic } = require('./settings');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,12 +20,12 @@ describe('held leases', () => {
   it('renews itself while held and is released as it is disposed', async () => {
     const resource = fresh('held');
     // What `await using lease = await client.lock(...)` does (TypeScript 5.2+, or Node 24+).
-    const lease = await client.lock(resource, 'alice', 2);
+    const lease = await client.lock(resource, 'alice', 3);
     try {
       const first = (await client.status(resource)).lock;
-      await sleep(3000); // longer than the TTL: only renewals keep it
+      await sleep(4000); // longer than the TTL: only renewals keep it
       const later = (await client.status(resource)).lock;
-      assert.equal(lease.loss, null);
+      assert.equal(lease.loss, null, String(lease.loss));
       lease.check();
       assert.equal(later.fencingToken, first.fencingToken);
       assert.ok(later.expiresAt > first.expiresAt);
@@ -108,6 +110,47 @@ describe('reply matching', () => {
     const result = await answerByHand({ request_id: crypto.randomUUID(), type: 'status', resource: 'node-by-hand', outcome: 'not_found' });
     assert.equal(result.outcome, 'not_found');
   });
+
+  it('cancels a timed-out acquire right after it', async () => {
+    const resource = fresh('cancel');
+    const quiet = await LockClient.connect({ ...options, commandTopic: deadLetterTopic(), requestTimeoutMs: 1000 });
+    try {
+      await assert.rejects(quiet.acquire(resource, ' alice ', 30), (e) => {
+        assert.ok(e instanceof LockTimeoutError);
+        assert.equal(e.cancelled, true);
+        return true;
+      });
+    } finally {
+      await quiet.close();
+    }
+    // What went out, in the partition's order: the acquire, then the release that cancels it.
+    const sent = (await recordsKeyed(deadLetterTopic(), resource, 2)).map((value) => JSON.parse(value));
+    assert.deepEqual(sent.map((command) => command.type), ['acquire', 'release']);
+    assert.equal(sent[1].cancels, sent[0].request_id);
+    assert.equal(sent[1].owner, ' alice ');
+    assert.equal(sent[1].fencing_token, undefined);
+  });
+
+  /** The values of the first `count` records of `topic` keyed `key`, read from the beginning. */
+  async function recordsKeyed(topic, key, count) {
+    const kafka = new Kafka({ brokers: options.brokers, logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `node-reader-${crypto.randomUUID()}` });
+    await consumer.connect();
+    const found = [];
+    try {
+      await consumer.subscribe({ topics: [topic], fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          if (message.key && message.key.toString('utf8') === key) found.push(message.value.toString('utf8'));
+        },
+      });
+      const deadline = Date.now() + 20000;
+      while (found.length < count && Date.now() < deadline) await sleep(100);
+      return found;
+    } finally {
+      await consumer.disconnect();
+    }
+  }
 
   it('refuses another command under a request ID still waiting, before publishing', async () => {
     const client = await LockClient.connect({ ...options, commandTopic: deadLetterTopic(), requestTimeoutMs: 3000 });

@@ -27,6 +27,7 @@ class HeldLease:
         self._client = client
         self._renew_every = ttl * renew_fraction
         self._valid_for = ttl * (1 - safety_margin)
+        self._sent_at = sent_at
         self._deadline = sent_at + self._valid_for
         self._stop = threading.Event()
         self._callbacks = []
@@ -70,7 +71,8 @@ class HeldLease:
         self.release()
 
     def _renew(self):
-        next_renewal = time.monotonic() + self._renew_every
+        # Counted from the grant's first send, like the validity: a slow first reply renews sooner.
+        next_renewal = self._sent_at + self._renew_every
         while not self._stop.is_set():
             now = time.monotonic()
             if now >= self._deadline:

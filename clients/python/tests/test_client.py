@@ -6,10 +6,10 @@ import time
 import unittest
 import uuid
 
-from confluent_kafka import Producer
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from conformance import CASES, dead_letter_topic, run_case, settings
-from lockstep import LeaseLost, LockClient, NotAcquired, ReplyMismatch, RequestIdInUse
+from lockstep import LeaseLost, LockClient, LockTimeout, NotAcquired, ReplyMismatch, RequestIdInUse
 from lockstep.client import _Pending
 from lockstep.replies import Reply, mismatch
 
@@ -46,11 +46,11 @@ class HeldLeases(WithClient):
 
     def test_a_held_lease_renews_itself_and_is_released_as_the_block_ends(self):
         resource = self.resource()
-        with self.client.lock(resource, "alice", ttl=2) as lease:
+        with self.client.lock(resource, "alice", ttl=3) as lease:
             first = self.client.status(resource).lock
-            time.sleep(3.0)  # longer than the TTL: only renewals keep it
+            time.sleep(4.0)  # longer than the TTL: only renewals keep it
             later = self.client.status(resource).lock
-            self.assertFalse(lease.lost.is_set())
+            self.assertFalse(lease.lost.is_set(), lease.loss)
             lease.check()
             self.assertEqual(first.fencing_token, later.fencing_token)
             self.assertGreater(later.expires_at, first.expires_at)
@@ -147,9 +147,45 @@ class ReplyMatching(WithClient):
         finally:
             del self.client._pending[waiting["request_id"]]
 
+    def test_a_timed_out_acquire_is_cancelled_right_after_it(self):
+        resource = "py-cancel-" + uuid.uuid4().hex[:8]
+        quiet = LockClient(self.settings["bootstrap_servers"], command_topic=dead_letter_topic(),
+                           reply_topic=self.settings["reply_topic"], request_timeout=1.0).start()
+        try:
+            with self.assertRaises(LockTimeout) as raised:
+                quiet.acquire(resource, " alice ", 30)
+            self.assertTrue(raised.exception.cancelled)
+        finally:
+            quiet.close()
+        # What went out, in the partition's order: the acquire, then the release that cancels it.
+        sent = [json.loads(value) for value in records_keyed(self.settings["bootstrap_servers"], dead_letter_topic(),
+                                                             resource, 2)]
+        self.assertEqual(["acquire", "release"], [command["type"] for command in sent])
+        self.assertEqual(sent[0]["request_id"], sent[1]["cancels"])
+        self.assertEqual(" alice ", sent[1]["owner"])
+        self.assertNotIn("fencing_token", sent[1])
+
     def test_the_partitioner_cannot_be_configured_away(self):
         with self.assertRaises(ValueError):
             LockClient(self.settings["bootstrap_servers"], config={"partitioner": "consistent_random"})
+
+
+def records_keyed(bootstrap, topic, key, count, timeout=20.0):
+    """The values of the first ``count`` records of ``topic`` keyed ``key``, read from the beginning."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "py-reader-" + uuid.uuid4().hex,
+                         "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    try:
+        partitions = consumer.list_topics(topic, timeout=timeout).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
+        found = []
+        deadline = time.monotonic() + timeout
+        while len(found) < count and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None and message.key() == key.encode("utf-8"):
+                found.append(message.value())
+        return found
+    finally:
+        consumer.close()
 
 
 class Matching(unittest.TestCase):
