@@ -91,13 +91,20 @@ final class DlqCommand implements Callable<Integer> {
                 return replay(reader, topic, out);
             }
             Map<TopicPartition, Long> from = new HashMap<>();
+            long shown = 0;
             for (int p = 0; p < reader.partitionCount(topic); p++) {
                 TopicPartition tp = new TopicPartition(topic, p);
                 LogReader.Bounds bounds = reader.bounds(tp);
                 from.put(tp, since == null ? bounds.start() : reader.offsetAt(tp, since).orElse(bounds.end()));
                 if (!follow) {
                     reader.read(tp, new LogReader.Bounds(from.get(tp), bounds.end()), r -> show(r, out));
+                    shown += bounds.end() - from.get(tp);
                 }
+            }
+            if (!follow && shown == 0) {
+                // Said where a person reads it; the listing itself stays empty for tools.
+                spec.commandLine().getErr().println("lockstep: no dead letters in " + topic
+                        + (since == null ? "" : " since " + since));
             }
             if (follow) {
                 CountDownLatch stop = new CountDownLatch(1);

@@ -95,6 +95,8 @@ class DevJarIT {
         assertThat(replay.err()).contains("reading the database of lockstep dev");
         CliRun dlq = CliRun.of(user, "dlq");
         assertThat(dlq.exitCode()).as(dlq.err()).isZero();
+        assertThat(dlq.out()).isEmpty();
+        assertThat(dlq.err()).contains("no dead letters in lock.commands.dlq");
         first.stop();
         assertThat(data.resolve("postgres").resolve("postmaster.pid")).as("PostgreSQL stopped with dev").doesNotExist();
         assertThat(data.resolve(DevConnection.FILE_NAME)).as("dev's connection file goes with it").doesNotExist();
