@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The Python and Node clients' own suites (the shared protocol cases of clients/cases.json, held
- * leases, reply matching) against a real worker and broker, run as their users run them.
+ * leases, reply matching, cancellation) against a real worker and broker, run as their users run
+ * them; and the Node client's TypeScript declarations compiled against their use.
  */
 @Tag("host-tools") // needs Debian's python3-confluent-kafka, and Node with clients/node's packages (npm ci)
 class ClientSuitesIT {
@@ -72,6 +73,19 @@ class ClientSuitesIT {
         assertThat(run.exitCode()).as(run.output()).isZero();
         assertThat(run.count(Pattern.compile("# fail (\\d+)"))).isZero();
         assertThat(run.count(Pattern.compile("# pass (\\d+)"))).as("every test ran").isGreaterThanOrEqualTo(19);
+    }
+
+    @Test
+    void theNodeClientsTypeScriptDeclarationsFitTheirUse() throws Exception {
+        Path node = CLIENTS.resolve("node");
+        Path tsc = node.resolve("node_modules").resolve("typescript").resolve("bin").resolve("tsc");
+        assertThat(tsc).as("TypeScript, a dev dependency of the Node client: npm ci --prefix " + node
+                + " (.ci/run does)").isRegularFile();
+        // test/types.ts uses every call as a TypeScript user would, await using included.
+        Run run = run(List.of("node", tsc.toString(), "-p", "."), node, Map.of());
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).doesNotContain("error TS");
     }
 
     private static Run run(List<String> command, Path directory, Map<String, String> more)
