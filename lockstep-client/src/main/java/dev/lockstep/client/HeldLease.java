@@ -51,7 +51,11 @@ public final class HeldLease implements AutoCloseable {
         HeldLease held = new HeldLease(client, granted, ttl);
         held.renewed(granted, sentAt);
         long every = Math.max(1, (long) (ttl.toMillis() * client.settings().renewFraction()));
-        held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, every, every, TimeUnit.MILLISECONDS);
+        // The first renewal is due counted from the grant's first send, like the local validity: a
+        // reply that came slowly leaves less of the lease, not a later renewal.
+        long sinceSent = Math.max(0, Duration.between(sentAt, client.clock().instant()).toMillis());
+        held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, Math.max(0, every - sinceSent), every,
+                TimeUnit.MILLISECONDS);
         return held;
     }
 
