@@ -1,0 +1,146 @@
+package dev.lockstep.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.StreamSupport;
+
+/**
+ * The tables of docs/benchmarks.md, made from the result files a benchmark writes, so that the
+ * page shows what the files say: {@code peers} from {@code bench --peers}'s {@code peers.json},
+ * {@code modes} from {@code bench}'s {@code results.json}. Each such table in the page follows a
+ * comment {@code <!-- table: KIND from FILE -->} (FILE relative to the page). {@link #main} makes
+ * the page's tables again, in place; {@code BenchmarkTablesTest} fails when the page differs.
+ *
+ * <pre>{@code
+ * java -cp target/lockstep.jar dev.lockstep.bench.BenchmarkTables docs/benchmarks.md
+ * }</pre>
+ */
+public final class BenchmarkTables {
+
+    /** A kind of table, by the name the page's comment uses. */
+    public static final Map<String, Function<JsonNode, String>> KINDS = Map.of("peers", BenchmarkTables::peers,
+            "modes", BenchmarkTables::modes);
+
+    private static final Map<String, String> SYSTEMS = Map.of("lockstep", "lockstep", "echo", "echo (not a lock)",
+            "etcd", "etcd", "zookeeper", "ZooKeeper", "redis", "Redis");
+
+    private static final Pattern MARKER = Pattern.compile("<!-- table: (\\w+) from (\\S+) -->");
+
+    private BenchmarkTables() {
+    }
+
+    /** Makes every marked table of the pages named again from its file, in place. */
+    public static void main(String[] pages) throws IOException {
+        for (String page : pages) {
+            Path path = Path.of(page);
+            Files.writeString(path, remade(path), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** The page with every marked table made again from its file. */
+    public static String remade(Path page) throws IOException {
+        List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            out.add(lines.get(i));
+            Matcher marker = MARKER.matcher(lines.get(i));
+            if (!marker.find()) {
+                continue;
+            }
+            Function<JsonNode, String> kind = KINDS.get(marker.group(1));
+            if (kind == null) {
+                throw new IllegalArgumentException(page + ": no kind of table " + marker.group(1) + " (" + KINDS.keySet() + ")");
+            }
+            out.addAll(kind.apply(read(page.resolveSibling(marker.group(2)))).lines().toList());
+            while (i + 1 < lines.size() && lines.get(i + 1).startsWith("|")) {
+                i++; // the table as it was
+            }
+        }
+        return String.join("\n", out) + "\n";
+    }
+
+    public static JsonNode read(Path file) {
+        try {
+            return new ObjectMapper().readTree(file.toFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
+    }
+
+    /** One row per system of a {@code peers.json}: one caller's acquire and pair, then 16 callers' pairs. */
+    public static String peers(JsonNode peers) {
+        List<String> rows = new ArrayList<>(List.of(
+                "| system | acquire p50 | acquire p99 | pair p50 | pair p99 | 16 callers: pairs/s | pair p50 | pair p99 |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"));
+        for (JsonNode system : peers) {
+            String name = system.path("peer").asText();
+            rows.add("| " + SYSTEMS.getOrDefault(name, name) + " | " + ms(system, "acquire_p50_ms", 2) + " | "
+                    + ms(system, "acquire_p99_ms", 2) + " | " + ms(system, "pair_p50_ms", 2) + " | "
+                    + ms(system, "pair_p99_ms", 2) + " | " + String.format(Locale.ROOT, "%,.0f",
+                    system.path("concurrent_pairs_per_s").asDouble()) + " | " + ms(system, "concurrent_pair_p50_ms", 1)
+                    + " | " + ms(system, "concurrent_pair_p99_ms", 1) + " |");
+        }
+        return String.join("\n", rows);
+    }
+
+    /**
+     * One row per mode of a {@code results.json}'s first scenario: its maximum and its p99 at each
+     * fixed load, each against echo's of the same run.
+     */
+    public static String modes(JsonNode results) {
+        List<JsonNode> all = StreamSupport.stream(results.spliterator(), false).toList();
+        String scenario = all.get(0).path("scenario").asText();
+        List<JsonNode> rows = all.stream().filter(r -> r.path("scenario").asText().equals(scenario)).toList();
+        List<Integer> rates = rows.stream().filter(r -> !r.path("offered_per_s").isNull())
+                .map(r -> r.path("offered_per_s").asInt()).distinct().sorted().toList();
+        StringBuilder header = new StringBuilder("| mode (" + scenario + ") | maximum commands/s | × echo's |");
+        StringBuilder rule = new StringBuilder("| --- | ---: | ---: |");
+        for (int rate : rates) {
+            header.append(String.format(Locale.ROOT, " p99 at %,d/s | × echo's |", rate));
+            rule.append(" ---: | ---: |");
+        }
+        List<String> lines = new ArrayList<>(List.of(header.toString(), rule.toString()));
+        for (BenchMode mode : BenchMode.values()) {
+            Optional<JsonNode> max = find(rows, mode.wireName(), Optional.empty());
+            if (max.isEmpty()) {
+                continue;
+            }
+            double echoMax = find(rows, "echo", Optional.empty()).map(r -> r.path("commands_per_s").asDouble())
+                    .orElse(Double.NaN);
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "| %s | %,.0f | %.2f× |", mode.wireName(),
+                    max.get().path("commands_per_s").asDouble(), max.get().path("commands_per_s").asDouble() / echoMax));
+            for (int rate : rates) {
+                Optional<Double> p99 = find(rows, mode.wireName(), Optional.of(rate)).map(r -> r.path("p99_ms").asDouble());
+                Optional<Double> echo = find(rows, "echo", Optional.of(rate)).map(r -> r.path("p99_ms").asDouble());
+                line.append(p99.map(v -> String.format(Locale.ROOT, " %,.1f ms |", v)).orElse(" – |"));
+                line.append(p99.isPresent() && echo.isPresent()
+                        ? String.format(Locale.ROOT, " %,.1f× |", p99.get() / echo.get()) : " – |");
+            }
+            lines.add(line.toString());
+        }
+        return String.join("\n", lines);
+    }
+
+    private static Optional<JsonNode> find(List<JsonNode> rows, String mode, Optional<Integer> rate) {
+        return rows.stream().filter(r -> r.path("mode").asText().equals(mode))
+                .filter(r -> rate.map(x -> r.path("offered_per_s").asInt() == x).orElse(r.path("offered_per_s").isNull()))
+                .findFirst();
+    }
+
+    private static String ms(JsonNode node, String field, int decimals) {
+        return String.format(Locale.ROOT, "%." + decimals + "f ms", node.path(field).asDouble());
+    }
+}
