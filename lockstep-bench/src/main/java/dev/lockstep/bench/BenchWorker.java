@@ -6,10 +6,9 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.topics.TopicApplier;
 import dev.lockstep.topics.TopicSpecs;
-import dev.lockstep.worker.StageTimings;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -37,7 +36,7 @@ public final class BenchWorker implements AutoCloseable {
     }
 
     public static BenchWorker start(KafkaSettings kafka, LockStore store, BenchMode mode, int partitions,
-            StageTimings timings) {
+            MeterRegistry registry) {
         int run = RUNS.incrementAndGet();
         String suffix = "bench-" + ProcessHandle.current().pid() + "-" + run;
         TopicNames topics = new TopicNames("bench.commands." + suffix, "lock.replies." + suffix,
@@ -48,7 +47,7 @@ public final class BenchWorker implements AutoCloseable {
         WorkerSettings settings = WorkerSettings.defaults(kafka)
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("bench-" + suffix);
-        Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode, new SimpleMeterRegistry(), timings);
+        Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode, registry);
         worker.checkTopics();
         Thread thread = new Thread(worker::run, "bench-worker");
         thread.start();

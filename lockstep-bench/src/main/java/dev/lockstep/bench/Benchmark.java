@@ -7,7 +7,7 @@ import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
-import dev.lockstep.worker.StageTimings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -108,7 +108,7 @@ public final class Benchmark {
             throws InterruptedException {
         Optional<StageTrace> trace = plan.trace() && load.isPresent() ? Optional.of(new StageTrace()) : Optional.empty();
         try (BenchWorker worker = BenchWorker.start(kafka, store, mode, plan.partitions(),
-                trace.<StageTimings>map(t -> t).orElse(StageTimings.NONE));
+                trace.map(StageTrace::registry).orElseGet(SimpleMeterRegistry::new));
                 LoadGenerator generator = LoadGenerator.start(kafka, worker.topics(), plan.partitions(), trace)) {
             if (!generator.probe(new Command.Status("probe-" + worker.run(), "probe"), Duration.ofSeconds(60))) {
                 throw new IllegalStateException("the " + modeName(mode) + " worker did not answer within 60 s");

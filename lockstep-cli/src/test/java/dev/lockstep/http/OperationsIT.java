@@ -187,6 +187,11 @@ class OperationsIT {
             assertThat(delta(before, after, "lockstep_command_duration_seconds_count")).as("six replies").isEqualTo(6);
             assertThat(delta(before, after, "lockstep_batch_size_count")).isPositive();
             assertThat(value(after, "lockstep_db_transaction_duration_seconds_count")).isPositive();
+            assertThat(delta(before, after, "lockstep_command_fetch_delay_seconds_count")).as("each record fetched")
+                    .isGreaterThanOrEqualTo(7);
+            for (String stage : List.of("batch_queue", "batch_decode", "reply_acknowledge")) {
+                assertThat(delta(before, after, "lockstep_" + stage + "_duration_seconds_count")).as(stage).isPositive();
+            }
         });
         List<JsonNode> after = scrape();
         assertThat(after).as("series of lockstep's own families").anyMatch(s -> s.path("name").asText()

@@ -143,7 +143,7 @@ class SweepAndBatchingIT {
         long[] acknowledged = {0};
         BatchProcessor processor = new BatchProcessor(store, new PartitionMachine(Batches.SETTINGS), Optional::empty,
                 p -> acknowledged[0], CheckpointPolicy.OFF,
-                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), StageTimings.NONE);
+                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
         List<Inbound> records = List.of(
                 Batches.record("events", 0, "e", acquire("ev-1", "e", "a"), T0),
                 Batches.record("events", 1, "e", acquire("ev-2", "e", "b"), T0.plusSeconds(5)),

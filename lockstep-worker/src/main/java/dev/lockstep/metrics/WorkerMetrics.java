@@ -21,12 +21,23 @@ import java.util.Optional;
  */
 public final class WorkerMetrics {
 
+    /** The stages of a command through the worker, in order: names a benchmark's trace reads them by. */
+    public static final String FETCH_DELAY = "lockstep.command.fetch.delay";
+    public static final String QUEUE_DURATION = "lockstep.batch.queue.duration";
+    public static final String DECODE_DURATION = "lockstep.batch.decode.duration";
+    public static final String TRANSACTION_DURATION = "lockstep.db.transaction.duration";
+    public static final String ACKNOWLEDGE_DURATION = "lockstep.reply.acknowledge.duration";
+
     private static final String UNKNOWN = "unknown";
 
     private final MeterRegistry registry;
     private final Clock clock;
     private final Timer commandDuration;
     private final Timer transactionDuration;
+    private final Timer fetchDelay;
+    private final Timer queueDuration;
+    private final Timer decodeDuration;
+    private final Timer acknowledgeDuration;
     private final DistributionSummary batchSize;
     private final Counter expired;
     private final Counter publishFailures;
@@ -38,8 +49,20 @@ public final class WorkerMetrics {
         this.commandDuration = Timer.builder("lockstep.command.duration")
                 .description("From a command's log-append time to its reply's acknowledgement by the broker")
                 .publishPercentileHistogram().register(registry);
-        this.transactionDuration = Timer.builder("lockstep.db.transaction.duration")
+        this.transactionDuration = Timer.builder(TRANSACTION_DURATION)
                 .description("One partition batch's database transaction, commit included")
+                .publishPercentileHistogram().register(registry);
+        this.fetchDelay = Timer.builder(FETCH_DELAY)
+                .description("From a command's log-append time to the worker's poll that brought it (broker, consumer)")
+                .publishPercentileHistogram().register(registry);
+        this.queueDuration = Timer.builder(QUEUE_DURATION)
+                .description("From the poll that brought a batch to the batch starting to apply (partition busy, no free apply thread)")
+                .publishPercentileHistogram().register(registry);
+        this.decodeDuration = Timer.builder(DECODE_DURATION)
+                .description("Decoding and routing one partition batch's records, inside its transaction")
+                .publishPercentileHistogram().register(registry);
+        this.acknowledgeDuration = Timer.builder(ACKNOWLEDGE_DURATION)
+                .description("From a batch's replies, events and dead letters handed to the producer to the broker's acknowledgement of all")
                 .publishPercentileHistogram().register(registry);
         this.batchSize = DistributionSummary.builder("lockstep.batch.size")
                 .description("Command records applied in one partition batch").publishPercentileHistogram()
@@ -60,6 +83,26 @@ public final class WorkerMetrics {
 
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** A poll brought a command {@code sinceAppend} after its log-append time (the broker's clock). */
+    public void fetched(Duration sinceAppend) {
+        fetchDelay.record(sinceAppend.isNegative() ? Duration.ZERO : sinceAppend);
+    }
+
+    /** A batch began applying {@code sincePoll} after the poll that brought it. */
+    public void queued(Duration sincePoll) {
+        queueDuration.record(sincePoll);
+    }
+
+    /** A batch's records were decoded and routed. */
+    public void decoded(Duration took) {
+        decodeDuration.record(took);
+    }
+
+    /** The broker acknowledged everything a batch published, {@code sinceSent} after it was handed over. */
+    public void acknowledged(Duration sinceSent) {
+        acknowledgeDuration.record(sinceSent);
     }
 
     /** A batch's transaction committed. */

@@ -44,7 +44,6 @@ final class BatchProcessor implements RecordProcessor {
     private final ToLongFunction<PartitionId> acknowledged;
     private final CheckpointPolicy checkpoints;
     private final WorkerMetrics metrics;
-    private final StageTimings timings;
     /** Each partition's position after its last batch here (one batch per partition at a time, on any apply thread). */
     private final Map<PartitionId, PartitionPosition> lastPositions = new ConcurrentHashMap<>();
 
@@ -54,9 +53,7 @@ final class BatchProcessor implements RecordProcessor {
      * @param checkpoints when a batch also records its partition's checkpoint
      */
     BatchProcessor(LockStore store, PartitionMachine machine, Supplier<Optional<String>> topicId,
-            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints, WorkerMetrics metrics,
-            StageTimings timings) {
-        this.timings = timings;
+            ToLongFunction<PartitionId> acknowledged, CheckpointPolicy checkpoints, WorkerMetrics metrics) {
         this.store = store;
         this.machine = machine;
         this.topicId = topicId;
@@ -71,14 +68,13 @@ final class BatchProcessor implements RecordProcessor {
         List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, floor, tx));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         metrics.batch(records.size(), took);
-        timings.transaction(took);
         return out;
     }
 
     private List<Outbound> apply(PartitionId partition, List<Inbound> records, long floor, PartitionTransaction tx) {
         long decoding = System.nanoTime();
         PartitionMachine.Batch batch = machine.prepare(records);
-        timings.decoded(Duration.ofNanos(System.nanoTime() - decoding));
+        metrics.decoded(Duration.ofNanos(System.nanoTime() - decoding));
         // Where the partition stood after its last batch here is where it almost always stands:
         // its leases are read with the position, and read again only if it moved meanwhile.
         Optional<LeaseQuery> guess = Optional.ofNullable(lastPositions.get(partition)).map(at -> leaseQuery(batch, at));

@@ -2,6 +2,7 @@ package dev.lockstep.worker;
 
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.StoreException;
 import java.time.Duration;
@@ -71,12 +72,12 @@ final class PartitionPipeline implements AutoCloseable {
     private final Map<TopicPartition, Batch> applying = new HashMap<>();
     private final Map<TopicPartition, Deque<Batch>> acknowledging = new HashMap<>();
     private final Map<TopicPartition, Integer> epochs = new HashMap<>();
-    private final StageTimings timings;
+    private final WorkerMetrics metrics;
 
-    PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads, StageTimings timings) {
+    PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads, WorkerMetrics metrics) {
         this.processor = processor;
         this.publisher = publisher;
-        this.timings = timings;
+        this.metrics = metrics;
         AtomicInteger count = new AtomicInteger();
         this.executor = Executors.newFixedThreadPool(threads, r -> {
             Thread thread = new Thread(r, "lockstep-apply-" + count.incrementAndGet());
@@ -106,11 +107,14 @@ final class PartitionPipeline implements AutoCloseable {
         }
         List<Inbound> records = batch.stream().map(Inbound::of).toList();
         CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> {
-            timings.waited(Duration.ofNanos(System.nanoTime() - polledAt));
+            metrics.queued(Duration.ofNanos(System.nanoTime() - polledAt));
             List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()), records, floor);
             long sent = System.nanoTime();
-            return publisher.send(out).whenComplete((ok, error) -> timings.acknowledged(
-                    Duration.ofNanos(System.nanoTime() - sent)));
+            return publisher.send(out).whenComplete((ok, error) -> {
+                if (error == null) {
+                    metrics.acknowledged(Duration.ofNanos(System.nanoTime() - sent));
+                }
+            });
         }, executor);
         applying.put(tp, new Batch(future, batch.get(0).offset(), batch.get(batch.size() - 1).offset() + 1,
                 epochs.getOrDefault(tp, 0)));

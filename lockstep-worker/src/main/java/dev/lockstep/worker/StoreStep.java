@@ -44,8 +44,7 @@ public final class StoreStep {
             return null;
         });
         BatchProcessor processor = new BatchProcessor(store, new PartitionMachine(settings), Optional::empty,
-                any -> 0L, CheckpointPolicy.OFF, new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-                StageTimings.NONE);
+                any -> 0L, CheckpointPolicy.OFF, new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
         return new StoreStep(processor, partition);
     }
 

@@ -64,7 +64,6 @@ public final class Worker implements AutoCloseable {
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final WorkerMetrics metrics;
-    private final StageTimings timings;
     private final WorkerHealth health;
     private final Instruments instruments;
     private final Backoff backoff = new Backoff();
@@ -80,10 +79,9 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     private Worker(WorkerSettings settings, LockStore store, Clock clock, Applying applying, MeterRegistry registry,
-            StageTimings timings, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
+            Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
             Admin admin) {
         this.settings = settings;
-        this.timings = timings;
         this.store = store;
         this.clock = clock;
         this.applying = applying;
@@ -104,19 +102,18 @@ public final class Worker implements AutoCloseable {
      * {@code registry} (docs/operations.md); does not poll yet.
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, MeterRegistry registry) {
-        return connect(settings, store, clock, Applying.BATCHES, registry, StageTimings.NONE);
+        return connect(settings, store, clock, Applying.BATCHES, registry);
     }
 
     /**
      * As {@link #connect(WorkerSettings, LockStore, Clock, MeterRegistry)}, applying batches with
-     * {@code applying} (a benchmark's baseline; {@link Applying#BATCHES} otherwise), telling
-     * {@code timings} where each batch's time goes (a benchmark's trace; {@link StageTimings#NONE} otherwise).
+     * {@code applying} (a benchmark's baseline; {@link Applying#BATCHES} otherwise).
      *
      * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, Applying applying,
-            MeterRegistry registry, StageTimings timings) {
-        return new Worker(settings, store, clock, applying, registry, timings, WorkerClients.consumer(settings),
+            MeterRegistry registry) {
+        return new Worker(settings, store, clock, applying, registry, WorkerClients.consumer(settings),
                 WorkerClients.producer(settings), WorkerClients.admin(settings));
     }
 
@@ -137,7 +134,7 @@ public final class Worker implements AutoCloseable {
                 settings.acceptSettingsChange()), check, identity, clock, health);
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
-                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics, timings);
+                partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics);
         processor = applying.processor(new Applying.Parts(batches, machine, publisher::publishAll));
         settlement = new Settlement(consumer, assignments, backlog, commits, health, acknowledged);
     }
@@ -156,7 +153,7 @@ public final class Worker implements AutoCloseable {
                 + "apply threads {}", settings.kafka(), settings.topics(), settings.groupId(),
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
-        try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), timings)) {
+        try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
             consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
             while (stopRequested.getCount() > 0) {
@@ -199,10 +196,8 @@ public final class Worker implements AutoCloseable {
             return;
         }
         long polledAt = System.nanoTime();
-        if (timings != StageTimings.NONE) {
-            long now = clock.millis();
-            records.forEach(r -> timings.fetched(Duration.ofMillis(Math.max(0, now - r.timestamp()))));
-        }
+        long now = clock.millis();
+        records.forEach(r -> metrics.fetched(Duration.ofMillis(now - r.timestamp())));
         for (TopicPartition tp : records.partitions()) {
             if (!assignments.applicable(tp)) {
                 continue;

@@ -43,7 +43,7 @@ final class Batches {
     /** @param acknowledged what the worker's acknowledgements say, asked inside each batch's transaction */
     static BatchProcessor processor(LockStore store, EngineSettings settings, ToLongFunction<PartitionId> acknowledged) {
         return new BatchProcessor(store, new PartitionMachine(settings), Optional::empty, acknowledged, CheckpointPolicy.OFF,
-                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), StageTimings.NONE);
+                new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()));
     }
 
     /** Records the partition's first epoch, as a worker does when it is assigned the partition. */

@@ -7,8 +7,11 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.TopicNames;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +49,9 @@ class PartitionPipelineTest {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
         return records.stream().map(record -> machine.step(record, state).answer()).toList();
     };
-    private final PartitionPipeline pipeline = new PartitionPipeline(processor, publisher, 2, StageTimings.NONE);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PartitionPipeline pipeline = new PartitionPipeline(processor, publisher, 2,
+            new WorkerMetrics(registry, Clock.systemUTC()));
 
     @AfterEach
     void close() {
@@ -87,6 +92,10 @@ class PartitionPipelineTest {
         assertThat(harvest(1)).containsExactly(
                 new PartitionPipeline.Settled(P0, 0, 3, PartitionPipeline.Stage.ACKNOWLEDGED));
         assertThat(pipeline.isBusy()).isFalse();
+        assertThat(registry.get(WorkerMetrics.QUEUE_DURATION).timer().count()).as("batches timed from poll to apply")
+                .isEqualTo(1);
+        assertThat(registry.get(WorkerMetrics.ACKNOWLEDGE_DURATION).timer().count())
+                .as("batches timed from hand-over to acknowledgement").isEqualTo(1);
     }
 
     @Test
@@ -117,6 +126,8 @@ class PartitionPipelineTest {
                 new PartitionPipeline.Settled(P0, 2, 4, PartitionPipeline.Stage.APPLIED));
         assertThat(settled).as("offsets 2..3 are redone from 0, never released")
                 .noneMatch(s -> s.stage() == PartitionPipeline.Stage.ACKNOWLEDGED);
+        assertThat(registry.get(WorkerMetrics.ACKNOWLEDGE_DURATION).timer().count())
+                .as("a refused publication is not timed as acknowledged").isEqualTo(1);
     }
 
     @Test

@@ -5,7 +5,7 @@ import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.bench.BenchMode;
-import dev.lockstep.worker.StageTimings;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.function.Function;
 
 /**
@@ -45,7 +45,7 @@ final class LockstepSide implements AutoCloseable {
     }
 
     static LockstepSide start(Kind kind, KafkaSettings kafka, LockStore store) {
-        BenchWorker worker = BenchWorker.start(kafka, store, kind.mode, PARTITIONS, StageTimings.NONE);
+        BenchWorker worker = BenchWorker.start(kafka, store, kind.mode, PARTITIONS, new SimpleMeterRegistry());
         return new LockstepSide(worker, kind.client.apply(LockClientSettings.defaults(kafka).withTopics(worker.topics())));
     }
 
