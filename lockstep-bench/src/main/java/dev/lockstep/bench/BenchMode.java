@@ -1,5 +1,6 @@
 package dev.lockstep.bench;
 
+import dev.lockstep.engine.Echo;
 import dev.lockstep.worker.Applying;
 import dev.lockstep.worker.RecordProcessor;
 import java.util.List;
@@ -15,7 +16,8 @@ public enum BenchMode implements Applying {
     ECHO("echo") {
         @Override
         public RecordProcessor processor(Parts parts) {
-            return (partition, records, floor) -> records.stream().map(parts.machine()::echo).toList();
+            Echo echo = new Echo(parts.machine().settings());
+            return (partition, records, floor) -> records.stream().flatMap(r -> echo.answer(r).stream()).toList();
         }
     },
     /**

@@ -177,7 +177,7 @@ class HistoryCheckerTest {
             PartitionState state = states.computeIfAbsent(record.partition(),
                     p -> PartitionState.empty(PartitionPosition.START));
             Outbound answer = machine.step(new Inbound("log", record.partition(), record.offset(), record.key(),
-                    record.value(), InboundHeaders.NONE, Optional.of(record.logAppendTime())), state).answer();
+                    record.value(), InboundHeaders.NONE, Optional.of(record.logAppendTime())), state).answer().orElseThrow();
             if (answer instanceof Outbound.ReplyRecord reply) {
                 replies.computeIfAbsent(reply.requestId(), id -> new ArrayList<>()).add(reply.value());
             }

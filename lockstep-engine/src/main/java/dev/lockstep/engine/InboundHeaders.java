@@ -43,6 +43,11 @@ public final class InboundHeaders {
         return last(key).map(Entry::value).map(byte[]::clone);
     }
 
+    /** How many headers are named {@code key}. */
+    public int count(String key) {
+        return (int) entries.stream().filter(entry -> entry.key().equals(key)).count();
+    }
+
     /** A copy in Kafka's form, for a record the worker writes with them (a dead letter, a mark). */
     public RecordHeaders toKafka() {
         RecordHeaders headers = new RecordHeaders();

@@ -162,38 +162,20 @@ public final class PartitionMachine {
             state.expireUntil(now).forEach(ended ->
                     events.write(LeaseEvent.Kind.EXPIRED, ended, ended.expiresAt(), Optional.empty()));
         }
-        Outbound out;
-        if (triaged instanceof Triaged.DeadLetter dead) {
-            out = dead.of(record);
+        Optional<Outbound> out;
+        if (triaged instanceof Triaged.Tick) {
+            out = Optional.empty();
+        } else if (triaged instanceof Triaged.DeadLetter dead) {
+            out = Optional.of(dead.of(record));
         } else if (triaged instanceof Triaged.Undelivered marker) {
-            out = undelivered(record, marker, state);
+            out = Optional.of(undelivered(record, marker, state));
         } else if (triaged instanceof Triaged.Reject reject) {
-            out = reject.reply(record);
+            out = Optional.of(reject.reply(record));
         } else {
-            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state, events);
+            out = Optional.of(apply(record, (Triaged.Apply) triaged, now, quarantine, state, events));
         }
         state.position(position.advancedTo(record.offset() + 1, now, quarantine));
         return new Step(events.written(), out);
-    }
-
-    /**
-     * The triage alone, for a benchmark's echo mode: what a record would be answered if the lock
-     * rules were not run (an acquire {@code not_acquired}, every other valid command
-     * {@code not_found}: answers a client takes for its command's).
-     */
-    public Outbound echo(Inbound record) {
-        Triaged triaged = triage.triage(record);
-        if (triaged instanceof Triaged.Apply apply) {
-            Verdict verdict = apply.command() instanceof Command.Acquire ? new Verdict.NotAcquired(Duration.ZERO)
-                    : new Verdict.NotFound();
-            return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), verdict)),
-                    new Outbound.Answer.Decided(Optional.of(apply.command().type()), verdict.outcome()));
-        } else if (triaged instanceof Triaged.Reject reject) {
-            return reject.reply(record);
-        } else if (triaged instanceof Triaged.Undelivered marker) {
-            return new Outbound.DeadLetter(record, marker.reason(), Outbound.Cause.REPLY_UNDELIVERABLE);
-        }
-        return ((Triaged.DeadLetter) triaged).of(record);
     }
 
     private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
@@ -260,20 +242,22 @@ public final class PartitionMachine {
      * Its request's entry says how it was answered: at its own offset it was applied; at an earlier
      * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
      */
-    private static Outbound answerAgain(Inbound record, Triaged triaged, PartitionState state) {
-        if (triaged instanceof Triaged.DeadLetter dead) {
-            return dead.of(record);
+    private static Optional<Outbound> answerAgain(Inbound record, Triaged triaged, PartitionState state) {
+        if (triaged instanceof Triaged.Tick) {
+            return Optional.empty();
+        } else if (triaged instanceof Triaged.DeadLetter dead) {
+            return Optional.of(dead.of(record));
         } else if (triaged instanceof Triaged.Undelivered marker) {
-            return undelivered(record, marker, state);
+            return Optional.of(undelivered(record, marker, state));
         } else if (triaged instanceof Triaged.Reject reject) {
-            return reject.reply(record);
+            return Optional.of(reject.reply(record));
         }
         Triaged.Apply apply = (Triaged.Apply) triaged;
         Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
         if (entry.isEmpty()) {
-            return new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE);
+            return Optional.of(new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE));
         }
-        return retried(record, apply, entry.get(), Fingerprint.of(apply.command()));
+        return Optional.of(retried(record, apply, entry.get(), Fingerprint.of(apply.command())));
     }
 
     /**

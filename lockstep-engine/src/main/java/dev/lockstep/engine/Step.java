@@ -2,12 +2,13 @@ package dev.lockstep.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * What one command record produced: the lease events it made or showed, in order, and its
- * answer (a reply or a dead letter).
+ * answer (a reply or a dead letter; none for a tick).
  */
-public record Step(List<Outbound.Event> events, Outbound answer) {
+public record Step(List<Outbound.Event> events, Optional<Outbound> answer) {
 
     public Step {
         events = List.copyOf(events);
@@ -17,7 +18,7 @@ public record Step(List<Outbound.Event> events, Outbound answer) {
     public List<Outbound> all() {
         List<Outbound> all = new ArrayList<>(events.size() + 1);
         all.addAll(events);
-        all.add(answer);
+        answer.ifPresent(all::add);
         return all;
     }
 }

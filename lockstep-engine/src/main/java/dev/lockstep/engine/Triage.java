@@ -7,6 +7,7 @@ import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ResourcePartition;
+import dev.lockstep.protocol.Tick;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,10 +40,29 @@ final class Triage {
         if (record.logAppendTime().isEmpty()) {
             return new Triaged.DeadLetter(NO_LOG_APPEND_TIME, Outbound.Cause.NO_LOG_APPEND_TIME);
         }
+        if (record.headers().has(Tick.HEADER)) {
+            return tick(record);
+        }
         if (!record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
             return command(record);
         }
         return marker(record, record.headers().lastValue(DeadLetterHeaders.UNDELIVERABLE).orElse(new byte[0]));
+    }
+
+    /**
+     * A tick only advances log time, which any record does, so one a producer wrote in the tick's
+     * shape does no harm; any other record with the tick header is dead-lettered, never read as a command.
+     */
+    private static Triaged tick(Inbound record) {
+        int count = record.headers().count(Tick.HEADER);
+        Optional<String> malformed = Tick.malformed(record.key(), record.value(),
+                record.headers().lastValue(Tick.HEADER).orElse(null), count);
+        if (malformed.isEmpty() && record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
+            malformed = Optional.of("a tick (" + Tick.HEADER + " header) marks no record: it carries no "
+                    + DeadLetterHeaders.UNDELIVERABLE + " header");
+        }
+        return malformed.<Triaged>map(reason -> new Triaged.DeadLetter(reason, Outbound.Cause.UNREADABLE))
+                .orElseGet(Triaged.Tick::new);
     }
 
     /**

@@ -55,6 +55,10 @@ sealed interface Triaged {
     record Undelivered(Answered marked, long offset, String reason) implements Triaged {
     }
 
+    /** A tick the worker appended ({@link dev.lockstep.protocol.Tick}): shows what its log time ends; never answered. */
+    record Tick() implements Triaged {
+    }
+
     /** A valid command for the arbiter. */
     record Apply(ReplyRoute route, Optional<byte[]> correlationId, Command command) implements Answered {
         @Override

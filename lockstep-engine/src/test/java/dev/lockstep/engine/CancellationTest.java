@@ -43,7 +43,7 @@ class CancellationTest {
     }
 
     private static String reply(Step step) {
-        return new String(((Outbound.ReplyRecord) step.answer()).value(), StandardCharsets.UTF_8);
+        return new String(((Outbound.ReplyRecord) step.answer().orElseThrow()).value(), StandardCharsets.UTF_8);
     }
 
     @Test

@@ -42,7 +42,7 @@ class PartitionMachineTest {
     }
 
     private static String reply(Step step) {
-        return new String(((Outbound.ReplyRecord) step.answer()).value(), StandardCharsets.UTF_8);
+        return new String(((Outbound.ReplyRecord) step.answer().orElseThrow()).value(), StandardCharsets.UTF_8);
     }
 
     private static PartitionState fresh() {
@@ -146,7 +146,7 @@ class PartitionMachineTest {
     @Test
     void aRecordWithoutLogAppendTimeIsDeadLetteredAndLeavesTheClockAlone() {
         PartitionState state = PartitionState.empty(new PartitionPosition(0, T0, 0, Optional.empty()));
-        Outbound out = machine.step(record(0, 0, Optional.empty(), acquire("x", "job", "o1", 30)), state).answer();
+        Outbound out = machine.step(record(0, 0, Optional.empty(), acquire("x", "job", "o1", 30)), state).answer().orElseThrow();
         assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(((Outbound.DeadLetter) out).reason()).contains("LogAppendTime");
         assertThat(state.position().clock()).isEqualTo(T0);
@@ -167,7 +167,7 @@ class PartitionMachineTest {
     void aRefusedRouteIsDeadLetteredAndNotApplied() {
         PartitionState state = fresh();
         String json = acquire("x", "job", "o1", 30).replace("}", ",\"reply_to\":\"payments\"}");
-        Outbound out = machine.step(record(0, T0, json), state).answer();
+        Outbound out = machine.step(record(0, T0, json), state).answer().orElseThrow();
         assertThat(out).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(state.lease("job")).isEmpty();
     }
@@ -201,7 +201,7 @@ class PartitionMachineTest {
 
         assertThat(reply(machine.step(record(0, T0, acquire("a", "job", "o1", 30)), state))).isEqualTo(first);
         assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("a", "job", "o1", 30)), state))).isEqualTo(retry);
-        Outbound gone = machine.step(record(1, T0, acquire("swept", "job", "o1", 30)), state).answer();
+        Outbound gone = machine.step(record(1, T0, acquire("swept", "job", "o1", 30)), state).answer().orElseThrow();
         assertThat(gone).isInstanceOf(Outbound.DeadLetter.class);
         assertThat(((Outbound.DeadLetter) gone).reason()).isEqualTo(PartitionMachine.REPLY_GONE);
         assertThat(state.position()).isEqualTo(before);

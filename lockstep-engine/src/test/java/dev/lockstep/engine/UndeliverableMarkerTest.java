@@ -51,14 +51,14 @@ class UndeliverableMarkerTest {
     }
 
     private static Outbound.DeadLetter dead(Step step) {
-        assertThat(step.answer()).isInstanceOf(Outbound.DeadLetter.class);
-        return (Outbound.DeadLetter) step.answer();
+        assertThat(step.answer()).get().isInstanceOf(Outbound.DeadLetter.class);
+        return (Outbound.DeadLetter) step.answer().orElseThrow();
     }
 
     @Test
     void theMarkedRecordsReplyGoesToTheDeadLettersAndNothingElseChanges() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        Outbound.ReplyRecord granted = (Outbound.ReplyRecord) machine.step(command(0, ACQUIRE), state).answer();
+        Outbound.ReplyRecord granted = (Outbound.ReplyRecord) machine.step(command(0, ACQUIRE), state).answer().orElseThrow();
         Lease lease = state.lease("job").orElseThrow();
 
         Outbound.DeadLetter dead = dead(machine.step(marker(1, ACQUIRE, MISSING, "lock.commands-0@0"), state));
@@ -75,7 +75,7 @@ class UndeliverableMarkerTest {
         assertThat(state.position().nextOffset()).isEqualTo(2);
 
         String other = ACQUIRE.replace("r1", "r2").replace("o1", "o2");
-        assertThat(new String(((Outbound.ReplyRecord) machine.step(command(2, other), state).answer()).value(),
+        assertThat(new String(((Outbound.ReplyRecord) machine.step(command(2, other), state).answer().orElseThrow()).value(),
                 StandardCharsets.UTF_8)).as("the lease still held").contains("\"outcome\":\"not_acquired\"");
     }
 
@@ -107,7 +107,7 @@ class UndeliverableMarkerTest {
     void anInvalidCommandsReplyIsMadeAgainFromTheRecord() {
         String invalid = ACQUIRE.replace("\"ttl_seconds\":30", "\"ttl_seconds\":\"30\"");
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        byte[] rejected = ((Outbound.ReplyRecord) machine.step(command(0, invalid), state).answer()).value();
+        byte[] rejected = ((Outbound.ReplyRecord) machine.step(command(0, invalid), state).answer().orElseThrow()).value();
 
         Outbound.DeadLetter dead = dead(machine.step(marker(1, invalid, MISSING, "lock.commands-0@0"), state));
 
@@ -193,13 +193,13 @@ class UndeliverableMarkerTest {
         String json = ACQUIRE.replace(",\"reply_to\":\"lock.replies.gone\"", "");
         Inbound atBound = with(command(0, json.replace("r1", "r-at")), "kafka_correlationId",
                 new byte[Limits.MAX_CORRELATION_ID_BYTES]);
-        Outbound.ReplyRecord copied = (Outbound.ReplyRecord) machine.step(atBound, state).answer();
+        Outbound.ReplyRecord copied = (Outbound.ReplyRecord) machine.step(atBound, state).answer().orElseThrow();
         assertThat(new String(copied.value(), StandardCharsets.UTF_8)).contains("\"outcome\":\"acquired\"");
         assertThat(copied.correlationId()).hasValueSatisfying(id -> assertThat(id).hasSize(1024));
 
         Inbound over = with(command(1, json.replace("r1", "r-over")), "kafka_correlationId",
                 new byte[Limits.MAX_CORRELATION_ID_BYTES + 1]);
-        Outbound.ReplyRecord refused = (Outbound.ReplyRecord) machine.step(over, state).answer();
+        Outbound.ReplyRecord refused = (Outbound.ReplyRecord) machine.step(over, state).answer().orElseThrow();
         String reply = new String(refused.value(), StandardCharsets.UTF_8);
         assertThat(reply).contains("\"outcome\":\"invalid\"").contains("\"field\":\"kafka_correlationId\"")
                 .contains("\"type\":\"acquire\"").contains("\"resource\":\"job\"");

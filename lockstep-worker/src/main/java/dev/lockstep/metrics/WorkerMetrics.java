@@ -41,6 +41,7 @@ public final class WorkerMetrics {
     private final DistributionSummary batchSize;
     private final Counter expired;
     private final Counter publishFailures;
+    private final Counter ticks;
 
     /** @param clock the worker's clock: a command's duration is from its log-append time to its acknowledgement */
     public WorkerMetrics(MeterRegistry registry, Clock clock) {
@@ -71,6 +72,9 @@ public final class WorkerMetrics {
                 .register(registry);
         this.publishFailures = Counter.builder("lockstep.reply.publish.failures")
                 .description("Replies, events or dead letters the broker did not acknowledge (the batch is redone)")
+                .register(registry);
+        this.ticks = Counter.builder("lockstep.ticks")
+                .description("Ticks appended to command partitions, to show leases that ended with no record after them")
                 .register(registry);
         // Present at zero from the start, so that a rate or an alert has a series before the first one.
         for (Outbound.Cause cause : Outbound.Cause.values()) {
@@ -133,6 +137,11 @@ public final class WorkerMetrics {
         } else if (out instanceof Outbound.DeadLetter dead) {
             registry.counter("lockstep.dead.letters", "reason", dead.cause().label()).increment();
         }
+    }
+
+    /** The broker acknowledged a tick. */
+    public void ticked() {
+        ticks.increment();
     }
 
     /** The broker refused or timed out a publication. */

@@ -108,7 +108,7 @@ final class Expectations {
                         Digest.of(event.entry().value().getBytes(StandardCharsets.UTF_8)), required);
             }
         }
-        if (step.answer() instanceof Outbound.ReplyRecord reply) {
+        if (step.answer().isPresent() && step.answer().get() instanceof Outbound.ReplyRecord reply) {
             Map<String, ExpectedReply> topic = repliesTo(reply.route().topic());
             Digest digest = Digest.of(reply.value());
             // Nearly every request ID is new: one look-up in a map of the whole log's, not two.
@@ -117,7 +117,7 @@ final class Expectations {
             if (known != null) {
                 known.add(digest, required);
             }
-        } else if (step.answer() instanceof Outbound.DeadLetter dead && dead.reply().isPresent()) {
+        } else if (step.answer().isPresent() && step.answer().get() instanceof Outbound.DeadLetter dead && dead.reply().isPresent()) {
             Outbound.ReplyRecord undelivered = dead.reply().get();
             // Looked up, not added: a mark names a reply an earlier record was expected to give, if any.
             ExpectedReply known = replies.getOrDefault(undelivered.route().topic(), Map.of())

@@ -53,7 +53,7 @@ final class ExpectedTexts {
     /** What one replayed record yielded: keeps what is wanted of it. */
     void add(Inbound record, Step step) {
         Optional<String> requestId = Optional.empty();
-        if (step.answer() instanceof Outbound.ReplyRecord reply) {
+        if (step.answer().isPresent() && step.answer().get() instanceof Outbound.ReplyRecord reply) {
             requestId = Optional.of(reply.requestId());
             Replies key = new Replies(reply.route().topic(), reply.requestId());
             if (wantedReplies.contains(key)) {

@@ -1,6 +1,7 @@
 package dev.lockstep.replay;
 
 import dev.lockstep.engine.InboundHeaders;
+import dev.lockstep.engine.Echo;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
@@ -24,7 +25,7 @@ import java.util.Random;
  * How fast a replay runs on one thread, in memory: a generated partition of contended commands
  * through {@link PartitionReplay} and {@link Expectations}, as {@code lockstep replay} runs them,
  * against a baseline measured in the same run (reading and answering each record without the
- * lock rules: {@link PartitionMachine#echo}).
+ * lock rules: {@link Echo}).
  */
 public final class ReplayThroughput {
 
@@ -53,11 +54,11 @@ public final class ReplayThroughput {
         out.println("garbage collectors: " + String.join(", ", ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(GarbageCollectorMXBean::getName).toList()));
         List<Inbound> log = generate(records, 10_000, new Random(7));
-        PartitionMachine echo = new PartitionMachine(SETTINGS);
+        Echo echo = new Echo(SETTINGS);
         double[] baseline = new double[WARM_UP + ROUNDS];
         double[] replay = new double[WARM_UP + ROUNDS];
         for (int round = 0; round < WARM_UP + ROUNDS; round++) {
-            baseline[round] = timed(records, () -> log.forEach(echo::echo)).perSecond();
+            baseline[round] = timed(records, () -> log.forEach(echo::answer)).perSecond();
             Timed replayed = timed(records, () -> {
                 Expectations expected = new Expectations(TimeWindow.ALL, "bench.commands", records);
                 PartitionReplay partition = PartitionReplay.start(List.of(new RecordedEpoch(0, "bench", 0, SETTINGS,

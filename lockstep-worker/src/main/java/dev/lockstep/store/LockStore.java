@@ -1,5 +1,8 @@
 package dev.lockstep.store;
 
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
 import java.util.function.Function;
 
 /** Where leases, request entries and positions live. One implementation today: {@link PostgresLockStore}. */
@@ -38,6 +41,13 @@ public interface LockStore extends AutoCloseable {
 
     /** The leases live at their partition's clock (log time), over every partition of {@code topic}. */
     long liveLeases(String topic);
+
+    /**
+     * The partitions of {@code topic} among {@code partitions} where a lease ends after the
+     * partition's clock (log time) and at or before {@code by}, with the first such end: where a
+     * tick would show a lease ending that no record has shown yet.
+     */
+    Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by);
 
     @Override
     void close();

@@ -8,8 +8,12 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
@@ -218,6 +222,34 @@ public final class PostgresLockStore implements LockStore {
     private static final String LIVE_LEASES =
             "SELECT count(*) FROM distributed_locks d JOIN partition_progress p ON p.topic = d.topic "
                     + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
+
+    private static final String LEASES_ENDING_BY =
+            "SELECT d.partition, min(d.expires_at) FROM distributed_locks d JOIN partition_progress p "
+                    + "ON p.topic = d.topic AND p.partition = d.partition WHERE d.topic = ? AND d.partition = ANY(?) "
+                    + "AND d.expires_at > p.last_now AND d.expires_at <= ? GROUP BY d.partition";
+
+    @Override
+    public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {
+        if (partitions.isEmpty()) {
+            return Map.of();
+        }
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(LEASES_ENDING_BY)) {
+            select.setString(1, topic);
+            select.setArray(2, SqlArrays.integer(connection, partitions));
+            select.setObject(3, OffsetDateTime.ofInstant(by, ZoneOffset.UTC));
+            Map<Integer, Instant> ending = new TreeMap<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    ending.put(rs.getInt(1), SqlArrays.instant(rs, 2));
+                }
+            }
+            connection.rollback();
+            return ending;
+        } catch (SQLException e) {
+            throw new StoreException("looking up leases ending by " + by + " failed: " + e.getMessage(), e);
+        }
+    }
 
     @Override
     public void ping() {

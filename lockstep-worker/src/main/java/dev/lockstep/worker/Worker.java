@@ -63,6 +63,7 @@ public final class Worker implements AutoCloseable {
     private final Admin admin;
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
+    private final Ticker ticker;
     private final WorkerMetrics metrics;
     private final WorkerHealth health;
     private final Instruments instruments;
@@ -94,6 +95,7 @@ public final class Worker implements AutoCloseable {
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
+        this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, metrics);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }
 
@@ -153,6 +155,7 @@ public final class Worker implements AutoCloseable {
                 + "apply threads {}", settings.kafka(), settings.topics(), settings.groupId(),
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
+        ticker.start();
         try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
             consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
@@ -252,6 +255,7 @@ public final class Worker implements AutoCloseable {
     public void close() {
         instruments.close();
         sweeper.close();
+        ticker.close();
         consumer.close();
         producer.close();
         admin.close();
@@ -263,6 +267,7 @@ public final class Worker implements AutoCloseable {
             LOG.info("partitions assigned: {}", partitions);
             backlog.drop(partitions);
             assignments.assigned(partitions);
+            ticker.assigned(partitions.stream().map(TopicPartition::partition).toList());
             // A placeholder position, so the consumer looks up no committed offset: the partition
             // stays paused until it is sought to where the database says.
             partitions.forEach(tp -> consumer.seek(tp, 0));
@@ -277,6 +282,7 @@ public final class Worker implements AutoCloseable {
                     .forEach(batch -> commits.acknowledged(batch.partition(), batch.nextOffset()));
             commits.commitNow(partitions);
             assignments.revoked(partitions);
+            ticker.revoked(partitions.stream().map(TopicPartition::partition).toList());
             partitions.forEach(tp -> health.dropped(tp.toString()));
             LOG.info("partitions revoked: {}", partitions);
         }
@@ -287,6 +293,7 @@ public final class Worker implements AutoCloseable {
             pipeline.await(partitions);
             commits.forget(partitions);
             assignments.revoked(partitions);
+            ticker.revoked(partitions.stream().map(TopicPartition::partition).toList());
             partitions.forEach(tp -> health.dropped(tp.toString()));
             LOG.warn("partitions lost (another worker may own them now): {}", partitions);
         }

@@ -81,10 +81,10 @@ class CheckpointReplayTest {
     private static List<String> describe(Step step) {
         List<String> out = new ArrayList<>();
         step.events().forEach(e -> out.add(e.entry().value()));
-        if (step.answer() instanceof Outbound.ReplyRecord reply) {
+        if (step.answer().orElseThrow() instanceof Outbound.ReplyRecord reply) {
             out.add(new String(reply.value(), StandardCharsets.UTF_8));
         } else {
-            out.add("dead letter: " + ((Outbound.DeadLetter) step.answer()).reason());
+            out.add("dead letter: " + ((Outbound.DeadLetter) step.answer().orElseThrow()).reason());
         }
         return out;
     }

@@ -46,7 +46,7 @@ class PartitionReplayTest {
     private static List<String> replies(PartitionReplay replay, Inbound... records) {
         List<String> replies = new ArrayList<>();
         for (Inbound record : records) {
-            replay.apply(record, (r, step) -> replies.add(new String(((Outbound.ReplyRecord) step.answer()).value(),
+            replay.apply(record, (r, step) -> replies.add(new String(((Outbound.ReplyRecord) step.answer().orElseThrow()).value(),
                     StandardCharsets.UTF_8)));
         }
         return replies;

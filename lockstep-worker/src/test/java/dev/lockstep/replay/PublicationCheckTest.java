@@ -53,7 +53,7 @@ class PublicationCheckTest {
         List<Published> events = new ArrayList<>();
         List<String> eventRequestIds = new ArrayList<>();
         replay((record, step) -> {
-            Outbound.ReplyRecord reply = (Outbound.ReplyRecord) step.answer();
+            Outbound.ReplyRecord reply = (Outbound.ReplyRecord) step.answer().orElseThrow();
             for (Outbound.Event event : step.events()) {
                 events.add(new Published(record.partition(), events.size(), event.entry().resource(),
                         event.value()));

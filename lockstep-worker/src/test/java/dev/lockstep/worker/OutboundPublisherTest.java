@@ -39,7 +39,7 @@ class OutboundPublisherTest {
     private Outbound answer(String json) {
         Inbound record = new Inbound(TOPICS.commands(), 0, 0, "job".getBytes(StandardCharsets.UTF_8),
                 json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0));
-        return machine.step(record, PartitionState.empty(PartitionPosition.START)).answer();
+        return machine.step(record, PartitionState.empty(PartitionPosition.START)).answer().orElseThrow();
     }
 
     @Test

@@ -47,7 +47,7 @@ class PartitionPipelineTest {
             throw new DatabaseBehindException(partition, floor - 1, floor);
         }
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        return records.stream().map(record -> machine.step(record, state).answer()).toList();
+        return records.stream().map(record -> machine.step(record, state).answer().orElseThrow()).toList();
     };
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final PartitionPipeline pipeline = new PartitionPipeline(processor, publisher, 2,

@@ -5,6 +5,10 @@ import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
 import dev.lockstep.store.StoreException;
 import dev.lockstep.store.SweepResult;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /** A database that answers a ping or not, as the test says; nothing else of a store is used where it stands in. */
@@ -37,6 +41,23 @@ final class StubStore implements LockStore {
     @Override
     public long liveLeases(String topic) {
         return 0;
+    }
+
+    /** Where leases end, as the test says. */
+    Map<Integer, Instant> ending = Map.of();
+
+    @Override
+    public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+        Map<Integer, Instant> due = new TreeMap<>();
+        ending.forEach((partition, end) -> {
+            if (partitions.contains(partition) && !end.isAfter(by)) {
+                due.put(partition, end);
+            }
+        });
+        return due;
     }
 
     @Override

@@ -1,0 +1,131 @@
+package dev.lockstep.worker;
+
+import dev.lockstep.metrics.WorkerMetrics;
+import dev.lockstep.protocol.Tick;
+import dev.lockstep.store.LockStore;
+import dev.lockstep.store.StoreException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends a tick ({@link Tick}) to each command partition of this worker where a lease has ended
+ * by the wall clock but no record has shown it in log time yet, so that its {@code expired} event
+ * is written within about {@link #INTERVAL} of the end instead of waiting for the partition's next
+ * command. The wall clock only says when to append; what the tick shows is decided by its
+ * log-append time, as for any record, and a replay decides the same.
+ *
+ * <p>Runs on a thread of its own, off the command path. A tick not yet applied (behind a backlog,
+ * or lost with a failed send) is appended again for the same end only after {@link #RESEND_AFTER}:
+ * a partition gets at most one tick per {@link #INTERVAL}, and the same end at most one per
+ * {@link #RESEND_AFTER}.
+ */
+final class Ticker implements AutoCloseable {
+
+    /** How often the worker looks for ends no record has shown: the bound on an expiry event's delay. */
+    static final Duration INTERVAL = Duration.ofMillis(250);
+    static final Duration RESEND_AFTER = Duration.ofSeconds(5);
+
+    private static final Logger LOG = LoggerFactory.getLogger(Ticker.class);
+
+    /** The end a tick was appended for, and when (the wall clock's). */
+    private record Appended(Instant due, Instant at) {
+    }
+
+    private final LockStore store;
+    private final Producer<byte[], byte[]> producer;
+    private final String commandTopic;
+    private final Clock clock;
+    private final WorkerMetrics metrics;
+    private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
+    private final Map<Integer, Appended> appended = new HashMap<>();
+    private ScheduledExecutorService executor;
+
+    Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, Clock clock,
+            WorkerMetrics metrics) {
+        this.store = store;
+        this.producer = producer;
+        this.commandTopic = commandTopic;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** The partitions this worker now applies; told from the poll thread. */
+    void assigned(Collection<Integer> partitions) {
+        assigned.addAll(partitions);
+    }
+
+    void revoked(Collection<Integer> partitions) {
+        assigned.removeAll(partitions);
+    }
+
+    void start() {
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "lockstep-ticker");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::tickNow, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** One round: a tick to each partition where a lease ended by now that no record has shown; how many. */
+    synchronized int tickNow() {
+        Instant now = clock.instant();
+        Map<Integer, Instant> due;
+        try {
+            due = store.leasesEndingBy(commandTopic, Set.copyOf(assigned), now);
+        } catch (StoreException e) {
+            LOG.debug("looking for leases that ended failed, will look again: {}", e.getMessage());
+            return 0;
+        }
+        appended.keySet().retainAll(due.keySet());
+        int ticks = 0;
+        for (Map.Entry<Integer, Instant> partition : due.entrySet()) {
+            Appended last = appended.get(partition.getKey());
+            if (last != null && last.due().equals(partition.getValue())
+                    && now.isBefore(last.at().plus(RESEND_AFTER))) {
+                continue;
+            }
+            append(partition.getKey(), partition.getValue());
+            appended.put(partition.getKey(), new Appended(partition.getValue(), now));
+            ticks++;
+        }
+        return ticks;
+    }
+
+    private void append(int partition, Instant due) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(Tick.HEADER, Tick.headerValue(due));
+        // No key, no value: the broker stamps its log-append time, which is all a tick brings.
+        ProducerRecord<byte[], byte[]> tick = new ProducerRecord<>(commandTopic, partition, (Long) null, null, null,
+                headers);
+        producer.send(tick, (metadata, error) -> {
+            if (error == null) {
+                metrics.ticked();
+            } else {
+                LOG.warn("a tick to {}-{} was not appended (another follows): {}", commandTopic, partition,
+                        error.getMessage());
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.lockstep.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.engine.InboundHeaders;
+import dev.lockstep.metrics.WorkerMetrics;
+import dev.lockstep.protocol.Tick;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ticker's rules on Kafka's MockProducer and a stub store: a tick to each partition of this
+ * worker where a lease ended that no record has shown, in the tick's shape; the same end again
+ * only after a while; none when the database does not answer.
+ */
+class TickerTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-06T00:00:00Z");
+
+    /** The wall clock, as the test sets it. */
+    private static final class SetClock extends Clock {
+        Instant now = T0;
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    private final SetClock clock = new SetClock();
+    private final StubStore store = new StubStore();
+    private final MockProducer<byte[], byte[]> producer = MockPublishing.producer();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), clock,
+            new WorkerMetrics(registry, clock));
+
+    @Test
+    void aTickGoesToEachAssignedPartitionWhereALeaseEndedUnshown() {
+        ticker.assigned(List.of(0, 1));
+        store.ending = Map.of(0, T0.minusMillis(10), 1, T0.plusSeconds(3), 2, T0.minusSeconds(1));
+
+        assertThat(ticker.tickNow()).isEqualTo(1);
+
+        assertThat(producer.history()).singleElement().satisfies(tick -> {
+            assertThat(tick.topic()).isEqualTo(MockPublishing.TOPICS.commands());
+            assertThat(tick.partition()).as("partition 1's lease ends later; 2 is another worker's").isZero();
+            assertThat(tick.key()).isNull();
+            assertThat(tick.value()).isNull();
+            assertThat(new String(tick.headers().lastHeader(Tick.HEADER).value(), StandardCharsets.UTF_8))
+                    .isEqualTo(T0.minusMillis(10).toString());
+        });
+        producer.completeNext();
+        assertThat(registry.get("lockstep.ticks").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void theTickIsOneTheStateMachineTakesForATick() {
+        ticker.assigned(List.of(0));
+        store.ending = Map.of(0, T0);
+        ticker.tickNow();
+
+        ProducerRecord<byte[], byte[]> tick = producer.history().get(0);
+        InboundHeaders headers = InboundHeaders.of(tick.headers());
+
+        assertThat(Tick.malformed(tick.key(), tick.value(), headers.lastValue(Tick.HEADER).orElseThrow(),
+                headers.count(Tick.HEADER))).isEmpty();
+    }
+
+    @Test
+    void theSameEndIsTickedAgainOnlyAfterAWhileAndANewEndAtOnce() {
+        ticker.assigned(List.of(0));
+        store.ending = Map.of(0, T0);
+        ticker.tickNow();
+
+        clock.now = T0.plus(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("its tick may still be on its way").isZero();
+        clock.now = T0.plus(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).as("that tick was lost, or waits behind a backlog").isEqualTo(1);
+        store.ending = Map.of(0, clock.now);
+        clock.now = clock.now.plus(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("the next lease's end").isEqualTo(1);
+        assertThat(producer.history()).hasSize(3);
+    }
+
+    @Test
+    void revokedPartitionsAndADatabaseThatDoesNotAnswerGetNoTick() {
+        ticker.assigned(List.of(0, 1));
+        ticker.revoked(List.of(1));
+        store.ending = Map.of(1, T0);
+        assertThat(ticker.tickNow()).isZero();
+
+        store.ending = Map.of(0, T0);
+        store.down = true;
+        assertThat(ticker.tickNow()).isZero();
+        assertThat(producer.history()).isEmpty();
+    }
+}
