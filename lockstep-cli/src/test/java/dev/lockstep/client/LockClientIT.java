@@ -7,9 +7,11 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.TopicCollector;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -233,6 +235,47 @@ class LockClientIT {
         assertThat(client.blocking().tryAcquire("queue", "fourth", Duration.ofSeconds(5), Duration.ofMillis(500)))
                 .isEmpty();
         blocker.close();
+    }
+
+    @Test
+    void waitersAreGrantedInTurnEachWithOneCommandAndNoPolling() throws Exception {
+        try (TopicCollector commands = env.collect(env.topics().commands())) {
+            HeldLease holder = acquire(client, "fifo", "holder", Duration.ofSeconds(30));
+            CompletableFuture<Verdict> first = client.acquire("fifo", "first", Duration.ofSeconds(30),
+                    Duration.ofSeconds(20));
+            commands.await(r -> text(r).contains("\"owner\":\"first\""), 1);
+            CompletableFuture<Verdict> second = client.acquire("fifo", "second", Duration.ofSeconds(30),
+                    Duration.ofSeconds(20));
+            commands.await(r -> text(r).contains("\"owner\":\"second\""), 1);
+            Thread.sleep(1_500);
+            assertThat(first).as("it waits in the queue").isNotDone();
+
+            holder.close();
+            Verdict.Acquired granted = (Verdict.Acquired) first.get(10, TimeUnit.SECONDS);
+            assertThat(granted.lease().fencingToken()).isGreaterThan(holder.fencingToken());
+            assertThat(second).as("second in line").isNotDone();
+            client.blocking().release("fifo", "first", OptionalLong.of(granted.lease().fencingToken()));
+            Verdict.Acquired next = (Verdict.Acquired) second.get(10, TimeUnit.SECONDS);
+            assertThat(next.lease().fencingToken()).isGreaterThan(granted.lease().fencingToken());
+
+            assertThat(commands.matching(r -> text(r).contains("\"type\":\"acquire\"")
+                    && text(r).contains("\"resource\":\"fifo\"") && !text(r).contains("\"owner\":\"holder\"")))
+                    .as("one acquire per waiter, though each waited seconds").hasSize(2);
+            client.blocking().release("fifo", "second", OptionalLong.empty());
+        }
+    }
+
+    @Test
+    void aWaitThatEndsIsAnsweredWaitExpired() {
+        HeldLease holder = acquire(client, "patience", "holder", Duration.ofSeconds(30));
+        Verdict verdict = client.blocking().acquire("patience", "waiter", Duration.ofSeconds(5), Duration.ofMillis(800));
+        assertThat(verdict).isInstanceOfSatisfying(Verdict.NotAcquired.class,
+                no -> assertThat(no.reason()).contains(WaitEnd.WAIT_EXPIRED));
+        holder.close();
+    }
+
+    private static String text(ConsumerRecord<byte[], byte[]> record) {
+        return record.value() == null ? "" : new String(record.value(), StandardCharsets.UTF_8);
     }
 
     @Test

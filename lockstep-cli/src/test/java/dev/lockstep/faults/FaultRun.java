@@ -80,9 +80,10 @@ final class FaultRun implements AutoCloseable {
         History history = Histories.await(kafka, topics, sent, Duration.ofSeconds(120));
         HistoryChecker.Result result = HistoryChecker.check(history);
         report(result);
-        result.assertSafe();
+        // Replayed before the check fails, so that a violation comes with what the replay says of it.
         ReplayReport replay = replay();
         System.out.println("lockstep replay after " + fault + ": " + replay.text().strip());
+        result.assertSafe();
         assertThat(replay.divergences()).as("what lockstep replay found").isEmpty();
         assertThat(replay.unverifiable()).as("what lockstep replay could not verify").isEmpty();
         assertThat(replay.eventsCompared()).as("events compared by the replay").isPositive();

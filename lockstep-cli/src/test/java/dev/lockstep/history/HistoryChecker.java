@@ -1,6 +1,8 @@
 package dev.lockstep.history;
 
+import dev.lockstep.core.Command;
 import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
@@ -15,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -22,7 +25,8 @@ import java.util.TreeMap;
  * Checks a recorded {@link History} the way Jepsen checks a lock, by what clients were told and
  * nothing of the engine: every request acknowledged by the broker is in the command log and was
  * answered, each time the same way; on each resource no two leases overlap, one token is never two
- * owners', and fencing tokens only grow. Whether each reply and event is the one the log decides
+ * owners', fencing tokens only grow, and waiters are served in the order they queued
+ * ({@link QueueOrder}). Whether each reply and event is the one the log decides
  * is {@code lockstep replay}'s to say (the fault runs run it after this check): one engine, one
  * comparison, both in main.
  *
@@ -87,6 +91,7 @@ public final class HistoryChecker {
         checkEachRequestAnsweredOneWay(history, violations);
         Map<String, LeaseTimeline> timelines = timelines(history, first);
         timelines.values().forEach(t -> violations.addAll(t.violations()));
+        violations.addAll(QueueOrder.violations(history, first));
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
         return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
     }
@@ -137,18 +142,48 @@ public final class HistoryChecker {
         });
     }
 
+    /** A request's reply, placed where it was decided. */
+    private record Decided(Observed observed, Verdict verdict) {
+
+        /**
+         * When it was decided: its record's log time, or for an acquire that waited in a queue the
+         * later instant its lease starts (the record that freed the resource).
+         */
+        Instant at() {
+            return waited() ? ((Verdict.Acquired) verdict).lease().acquiredAt() : observed.now();
+        }
+
+        boolean waited() {
+            return verdict instanceof Verdict.Acquired a && a.lease().acquiredAt().isAfter(observed.now());
+        }
+    }
+
+    /**
+     * Each resource's leases, observed in the order they were decided: a waiter's grant where the
+     * resource was handed to it, after what freed it at that instant.
+     */
     private static Map<String, LeaseTimeline> timelines(History history, Map<String, Observed> first) {
-        Map<String, LeaseTimeline> timelines = new TreeMap<>();
+        List<Decided> decided = new ArrayList<>();
         for (Observed observed : first.values()) {
-            Optional<ReplyDecoder.ReplyMessage> reply = history.replies()
-                    .getOrDefault(observed.requestId(), List.of()).stream()
+            history.replies().getOrDefault(observed.requestId(), List.of()).stream()
                     .map(ReplyDecoder::decode)
                     .flatMap(Optional::stream)
                     .filter(r -> r.reply().outcome() != Outcome.INVALID)
-                    .findFirst();
-            reply.ifPresent(r -> timelines.computeIfAbsent(observed.resource(), LeaseTimeline::new)
-                    .observe(observed, r.reply()));
+                    .findFirst()
+                    .ifPresent(r -> decided.add(new Decided(observed, r.reply())));
         }
+        decided.sort(Comparator.comparing(Decided::at).thenComparing(Decided::waited)
+                .thenComparingInt(d -> d.observed().record().partition())
+                .thenComparingLong(d -> d.observed().record().offset()));
+        Map<String, LeaseTimeline> timelines = new TreeMap<>();
+        decided.forEach(d -> {
+            Optional<Command.Release> release = DECODER.decode(d.observed().record().key(), d.observed().record().value())
+                    instanceof ParsedCommand.Valid valid && valid.command() instanceof Command.Release r
+                    ? Optional.of(r) : Optional.empty();
+            timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
+                    release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
+                            .orElse(OptionalLong.empty()));
+        });
         return timelines;
     }
 }

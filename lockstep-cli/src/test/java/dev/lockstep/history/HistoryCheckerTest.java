@@ -17,6 +17,7 @@ import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.Tick;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +63,64 @@ class HistoryCheckerTest {
         assertThat(result.leasesGranted()).as("the workload must grant many leases").isGreaterThan(100);
         assertThat(outcomes(history)).as("the workload must contend").contains("not_acquired", "forbidden",
                 "released", "renewed", "locked", "not_found");
+    }
+
+    @Test
+    void waitersOfTheRealEngineAreServedInTheOrderTheyQueued() {
+        History history = simulate(13, Arbitration.RULES, 3_000);
+
+        HistoryChecker.check(history).assertSafe();
+        assertThat(history.replies().values().stream().flatMap(List::stream)
+                .map(r -> new String(r, StandardCharsets.UTF_8)))
+                .as("waits that ended, and waiters granted").anyMatch(r -> r.contains("\"reason\":\"wait_expired\""));
+    }
+
+    @Test
+    void aWaiterGrantedBeforeAnEarlierOneIsCaught() {
+        History fair = simulate(13, Arbitration.RULES, 3_000);
+        // Two waiters of one resource, both granted: the earlier one told the later one's token, and back.
+        Map<String, List<byte[]>> replies = new HashMap<>(fair.replies());
+        List<String> granted = grantedWaiters(fair);
+        assertThat(granted).as("the workload grants waiters").hasSizeGreaterThanOrEqualTo(2);
+        String earlier = granted.get(0);
+        String later = granted.get(1);
+        String earlierToken = token(fair.replies().get(earlier).get(0));
+        String laterToken = token(fair.replies().get(later).get(0));
+        replies.put(earlier, withToken(fair.replies().get(earlier), earlierToken, laterToken));
+        replies.put(later, withToken(fair.replies().get(later), laterToken, earlierToken));
+
+        HistoryChecker.Result result = HistoryChecker.check(new History(fair.sent(), fair.log(), replies));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains(later) && v.contains("granted out of queue order"));
+    }
+
+    private static String token(byte[] reply) {
+        String json = new String(reply, StandardCharsets.UTF_8);
+        int at = json.indexOf("\"fencing_token\":");
+        return json.substring(at, json.indexOf(',', at));
+    }
+
+    private static List<byte[]> withToken(List<byte[]> replies, String from, String to) {
+        return replies.stream().map(r -> new String(r, StandardCharsets.UTF_8).replace(from, to)
+                .getBytes(StandardCharsets.UTF_8)).toList();
+    }
+
+    /** The request IDs of waiting acquires granted on the busiest resource, in log order. */
+    private static List<String> grantedWaiters(History history) {
+        Map<String, List<String>> byResource = new HashMap<>();
+        history.log().stream().filter(record -> record.value() != null)
+                .sorted(java.util.Comparator.comparingLong(LoggedRecord::offset)).forEach(record -> {
+            String json = new String(record.value(), StandardCharsets.UTF_8);
+            String id = requestIdOf(record);
+            List<byte[]> got = history.replies().getOrDefault(id, List.of());
+            if (json.contains("\"wait_ms\"") && !got.isEmpty()
+                    && new String(got.get(0), StandardCharsets.UTF_8).contains("\"outcome\":\"acquired\"")
+                    && !json.contains("\"owner\":\"runner-0\"")) {
+                byResource.computeIfAbsent(new String(record.key(), StandardCharsets.UTF_8), r -> new ArrayList<>()).add(id);
+            }
+        });
+        return byResource.values().stream().filter(ids -> ids.size() >= 2)
+                .max(java.util.Comparator.comparingInt(List::size)).orElse(List.of());
     }
 
     @Test
@@ -160,7 +220,9 @@ class HistoryCheckerTest {
             String owner = "runner-" + random.nextInt(4);
             Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
             int dice = random.nextInt(100);
-            Command command = dice < 45 ? new Command.Acquire(requestId, resource, owner, ttl)
+            Command command = dice < 15 ? new Command.Acquire(requestId, resource, owner, ttl,
+                    Duration.ofMillis(200 + random.nextInt(3_000)))
+                    : dice < 45 ? new Command.Acquire(requestId, resource, owner, ttl)
                     : dice < 65 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                     : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                     : new Command.Status(requestId, resource);
@@ -169,6 +231,10 @@ class HistoryCheckerTest {
                     CommandEncoder.encode(command, Optional.empty())));
             sent.add(requestId);
         }
+        // The worker's ticks once everything has ended: the last waits are answered.
+        for (int partition = 0; partition < PARTITIONS; partition++) {
+            log.add(new LoggedRecord(partition, offsets[partition]++, time.plusSeconds(10), null, null));
+        }
         // A worker that decides by {@code arbitration}: the engine, one partition after another.
         PartitionMachine machine = new PartitionMachine(SETTINGS, arbitration);
         Map<Integer, PartitionState> states = new HashMap<>();
@@ -176,10 +242,16 @@ class HistoryCheckerTest {
         for (LoggedRecord record : log) {
             PartitionState state = states.computeIfAbsent(record.partition(),
                     p -> PartitionState.empty(PartitionPosition.START));
-            Outbound answer = machine.step(new Inbound("log", record.partition(), record.offset(), record.key(),
-                    record.value(), InboundHeaders.NONE, Optional.of(record.logAppendTime())), state).answer().orElseThrow();
-            if (answer instanceof Outbound.ReplyRecord reply) {
-                replies.computeIfAbsent(reply.requestId(), id -> new ArrayList<>()).add(reply.value());
+            // Every reply the record made: its own, and those of the waiters it decided.
+            RecordHeaders headers = new RecordHeaders();
+            if (record.key() == null) {
+                headers.add(Tick.HEADER, Tick.headerValue(record.logAppendTime()));
+            }
+            for (Outbound out : machine.step(new Inbound("log", record.partition(), record.offset(), record.key(),
+                    record.value(), InboundHeaders.of(headers), Optional.of(record.logAppendTime())), state).all()) {
+                if (out instanceof Outbound.ReplyRecord reply) {
+                    replies.computeIfAbsent(reply.requestId(), id -> new ArrayList<>()).add(reply.value());
+                }
             }
         }
         return new History(sent, log, replies);

@@ -4,9 +4,12 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The leases of one resource as the published replies tell them, in log order: each fencing
@@ -43,28 +46,34 @@ final class LeaseTimeline {
         }
     }
 
+    /** A release a client was told succeeded: by its owner, at its log time (with the token it named, if any). */
+    private record Release(String owner, OptionalLong token, Instant at) {
+    }
+
     private final String resource;
-    private final List<Grant> grants = new ArrayList<>();
     private final Map<Long, Grant> byToken = new HashMap<>();
+    private final List<Release> releases = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
 
     LeaseTimeline(String resource) {
         this.resource = resource;
     }
 
-    /** Feeds the reply a command got; calls come in the resource's log order. */
-    void observe(HistoryChecker.Observed applied, Verdict reply) {
+    /**
+     * Feeds the reply a command got. Leases are told apart by token, so the order of the calls
+     * matters only for one token's successive expiries (they come in log order); a release is
+     * matched to the lease its owner held then once every reply is in, since a waiter's grant is
+     * decided by a later record than its own.
+     */
+    void observe(HistoryChecker.Observed applied, Verdict reply, Optional<String> releasedBy, OptionalLong token) {
         if (reply instanceof Verdict.Acquired a) {
             lease(applied, a.lease());
         } else if (reply instanceof Verdict.Renewed r) {
             lease(applied, r.lease());
         } else if (reply instanceof Verdict.Locked l) {
             lease(applied, l.lease());
-        } else if (reply instanceof Verdict.Released && !grants.isEmpty()) {
-            Grant current = grants.get(grants.size() - 1);
-            if (applied.now().isBefore(current.releasedAt)) {
-                current.releasedAt = applied.now();
-            }
+        } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
+            releases.add(new Release(releasedBy.get(), token, applied.now()));
         }
     }
 
@@ -86,24 +95,34 @@ final class LeaseTimeline {
             known.expiresAt = lease.expiresAt();
             return;
         }
-        Grant grant = new Grant(lease, applied.requestId(), applied.record());
-        if (!grants.isEmpty()) {
-            Grant previous = grants.get(grants.size() - 1);
-            if (grant.first.fencingToken() <= previous.first.fencingToken()) {
-                violations.add(resource + ": fencing token did not grow: " + previous + " was followed by " + grant);
-            }
-        }
-        grants.add(grant);
-        byToken.put(lease.fencingToken(), grant);
+        byToken.put(lease.fencingToken(), new Grant(lease, applied.requestId(), applied.record()));
+    }
+
+    /** The grants in token order, each release applied to the lease its owner held when it was released. */
+    private List<Grant> grants() {
+        List<Grant> grants = byToken.values().stream().sorted(Comparator.comparingLong(g -> g.first.fencingToken()))
+                .toList();
+        grants.forEach(grant -> grant.releasedAt = Instant.MAX);
+        // In time order, each to the earliest lease of its owner still held then: at the very record
+        // that releases one lease its owner may be handed the next from the queue.
+        releases.stream().sorted(Comparator.comparing(Release::at)).forEach(release -> grants.stream()
+                .filter(grant -> grant.first.owner().equals(release.owner())
+                        && (release.token().isEmpty() || release.token().getAsLong() == grant.first.fencingToken())
+                        && !grant.first.acquiredAt().isAfter(release.at()) && release.at().isBefore(grant.end()))
+                .findFirst().ifPresent(grant -> grant.releasedAt = release.at()));
+        return grants;
     }
 
     /** Overlaps are judged once every reply is in: a later renew may extend an earlier lease. */
     List<String> violations() {
         List<String> all = new ArrayList<>(violations);
+        List<Grant> grants = grants();
         for (int i = 1; i < grants.size(); i++) {
             Grant previous = grants.get(i - 1);
             Grant next = grants.get(i);
-            if (next.first.acquiredAt().isBefore(previous.end())) {
+            if (next.first.acquiredAt().isBefore(previous.first.acquiredAt())) {
+                all.add(resource + ": fencing token did not grow: " + previous + " was followed by " + next);
+            } else if (next.first.acquiredAt().isBefore(previous.end())) {
                 all.add(resource + ": two leases overlap: " + previous + " and " + next);
             }
         }
@@ -111,12 +130,12 @@ final class LeaseTimeline {
     }
 
     int grantCount() {
-        return grants.size();
+        return byToken.size();
     }
 
     /** Each lease as the replies told it: owner, token, from its grant to its end. */
     List<HistoryChecker.SeenLease> leases() {
-        return grants.stream().map(g -> new HistoryChecker.SeenLease(g.first.owner(), g.first.fencingToken(),
+        return grants().stream().map(g -> new HistoryChecker.SeenLease(g.first.owner(), g.first.fencingToken(),
                 g.first.acquiredAt(), g.end())).toList();
     }
 }

@@ -74,6 +74,60 @@ class BatchProcessorIT {
         assertThat(nextOffset(partition)).isEqualTo(50);
     }
 
+    /**
+     * The queue kept across batches in the database: a waiter queued in one batch is granted by a
+     * release in the next (its reply published with the release's), its wait's end and a
+     * cancellation are decided by later batches, and a batch fetched again publishes the very same
+     * replies and events again.
+     */
+    @Test
+    void waitersLiveInTheDatabaseBetweenBatchesAndABatchFetchedAgainRepeatsTheirReplies() {
+        PartitionId partition = new PartitionId("queue", 0);
+        Batches.start(store, partition);
+        Instant t0 = Instant.now();
+        String waits = "\"wait_ms\":60000}";
+        List<Inbound> first = List.of(
+                Batches.record("queue", 0, "q", acquire("holder", "q", "h"), t0),
+                Batches.record("queue", 1, "q", acquire("w1", "q", "a").replace("}", "," + waits), t0.plusMillis(1)),
+                Batches.record("queue", 2, "q", acquire("w2", "q", "b").replace("}", "," + waits), t0.plusMillis(2)),
+                Batches.record("queue", 3, "q", acquire("w3", "q", "c").replace("}", "," + waits), t0.plusMillis(3)));
+        assertThat(values(Batches.processor(store).process(partition, first))).as("the holder's reply alone")
+                .singleElement().asString().contains("\"acquired\"");
+
+        List<Inbound> second = List.of(
+                Batches.record("queue", 4, "q", "{\"request_id\":\"r\",\"type\":\"release\",\"resource\":\"q\","
+                        + "\"owner\":\"h\"}", t0.plusMillis(10)),
+                Batches.record("queue", 5, "q", "{\"request_id\":\"x\",\"type\":\"release\",\"resource\":\"q\","
+                        + "\"owner\":\"b\",\"cancels\":\"w2\"}", t0.plusMillis(11)));
+        List<Outbound> decided = Batches.processor(store).process(partition, second);
+        // Each record's waiters' replies, then its own.
+        assertThat(replies(decided)).containsExactly("w1", "r", "w2", "x");
+        assertThat(values(decided).get(0)).contains("\"owner\":\"a\"").contains("\"fencing_token\":5");
+        assertThat(values(decided).get(2)).contains("\"reason\":\"cancelled\"");
+
+        // Fetched again (an acknowledgement failed): the same bytes, the waiters' replies included.
+        List<Outbound> again = Batches.processor(store).process(partition, second, 4);
+        assertThat(values(again)).containsExactlyElementsOf(values(decided));
+        assertThat(events(again)).containsExactlyElementsOf(events(decided));
+
+        List<Inbound> third = List.of(Batches.record("queue", 6, "q",
+                "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"q\"}", t0.plusSeconds(61)));
+        List<Outbound> later = Batches.processor(store).process(partition, third);
+        assertThat(replies(later)).as("the last waiter's wait ended").containsExactly("w3", "s");
+        assertThat(values(later).get(0)).contains("\"reason\":\"wait_expired\"");
+        assertThat(store.waiters("queue")).isZero();
+    }
+
+    private static List<String> replies(List<Outbound> outbound) {
+        return outbound.stream().filter(Outbound.ReplyRecord.class::isInstance)
+                .map(o -> ((Outbound.ReplyRecord) o).requestId()).toList();
+    }
+
+    private static List<String> events(List<Outbound> outbound) {
+        return outbound.stream().filter(Outbound.Event.class::isInstance)
+                .map(o -> ((Outbound.Event) o).entry().value()).toList();
+    }
+
     @Test
     void aResourceGrantedConcurrentlyFromTwoPartitionsCannotBeGrantedTwice() throws Exception {
         // A producer with a custom partitioner can put one resource on two partitions. The two

@@ -2,9 +2,12 @@ package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
+import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,12 +15,14 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The retry loop behind {@link LockClient#tryAcquire}. An attempt that timed out is sent again
- * with the same request ID (the worker applies it at most once); an attempt answered
- * {@code not_acquired} is followed by a new one after a jittered backoff that also wakes up when
- * the holder's lease ends. When the wait is over with the last attempt unanswered, it is
- * cancelled: a lease it may yet be granted is released right after, not left to block the
- * resource for its TTL.
+ * The loop behind {@link LockClient#tryAcquire}. Each attempt waits in the resource's queue for
+ * what is left of the wait (at most {@link Limits#MAX_WAIT}): the worker grants it when its turn
+ * comes, so the caller sends one command, not a poll. An attempt that timed out is sent again with
+ * the same request ID (the worker applies it at most once, and a retry of one that waits only
+ * waits); one whose wait ended with time left queues again; one refused without waiting (a full
+ * queue, a quarantine) is followed by a new one after a jittered backoff. When the wait is over
+ * with the last attempt unanswered, it is cancelled: it leaves the queue, or a lease it may yet be
+ * granted is released right after, not left to block the resource for its TTL.
  *
  * <p>A lease's local validity runs from the <em>first</em> send of the request that got it: a
  * retry's reply may answer the first send, applied by the worker any time after it.
@@ -34,8 +39,8 @@ final class AcquireAttempts {
     private final Instant deadline;
     private final CompletableFuture<Optional<HeldLease>> result = new CompletableFuture<>();
     private Duration backoff = FIRST_BACKOFF;
-    /** The request ID attempted now, and when it was first sent. */
-    private String requestId;
+    /** The acquire attempted now (sent again as it is: the same request ID asks the same), and when it was first sent. */
+    private Command.Acquire current;
     private Instant firstSent;
 
     AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Instant deadline) {
@@ -52,14 +57,19 @@ final class AcquireAttempts {
     }
 
     private void attempt(String id) {
-        if (!id.equals(requestId)) {
-            requestId = id;
+        if (current == null || !id.equals(current.requestId())) {
+            current = new Command.Acquire(id, resource, owner, ttl, queueing());
             firstSent = client.clock().instant();
         }
         Instant sentAt = firstSent;
-        Command.Acquire acquire = new Command.Acquire(id, resource, owner, ttl);
-        client.request(acquire, client.settings().requestTimeout())
+        Command.Acquire acquire = current;
+        client.request(acquire, client.settings().requestTimeout().plus(acquire.maxWait()))
                 .whenComplete((reply, error) -> onReply(acquire, sentAt, reply, error));
+    }
+
+    /** How long a new attempt waits in the queue: what is left, within the protocol's bound. */
+    private Duration queueing() {
+        return min(remaining().truncatedTo(ChronoUnit.MILLIS), Limits.MAX_WAIT);
     }
 
     private void onReply(Command.Acquire acquire, Instant sentAt, ReplyMessage message, Throwable error) {
@@ -73,6 +83,13 @@ final class AcquireAttempts {
             result.completeExceptionally(cause);
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
             result.complete(Optional.of(HeldLease.start(client, acquired.lease(), ttl, sentAt)));
+        } else if (message.reply() instanceof Verdict.NotAcquired notAcquired
+                && notAcquired.reason().filter(end -> end == WaitEnd.WAIT_EXPIRED).isPresent()) {
+            if (remaining().isZero()) {
+                result.complete(Optional.empty());
+            } else {
+                attempt(LockClient.newRequestId());
+            }
         } else if (message.reply() instanceof Verdict.NotAcquired notAcquired) {
             retryAfter(notAcquired.retryAfter());
         } else if (message.reply() instanceof Verdict.Invalid invalid) {

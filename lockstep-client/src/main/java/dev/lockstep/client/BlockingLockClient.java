@@ -22,6 +22,11 @@ public final class BlockingLockClient {
         return join(client.acquire(resource, owner, ttl));
     }
 
+    /** {@link LockClient#acquire(String, String, Duration, Duration)}, blocking until granted or the wait ends. */
+    public Verdict acquire(String resource, String owner, Duration ttl, Duration wait) {
+        return join(client.acquire(resource, owner, ttl, wait));
+    }
+
     public Verdict renew(String resource, String owner, Duration ttl, OptionalLong token) {
         return join(client.renew(resource, owner, ttl, token));
     }

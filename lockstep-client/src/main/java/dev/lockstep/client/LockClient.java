@@ -3,6 +3,7 @@ package dev.lockstep.client;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandEncoder;
+import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -113,6 +114,16 @@ public final class LockClient implements AutoCloseable {
         return send(new Command.Acquire(newRequestId(), resource, owner, ttl)).thenApply(ReplyMessage::reply);
     }
 
+    /**
+     * Acquires, waiting up to {@code wait} (at most {@link Limits#MAX_WAIT}) in the resource's queue
+     * when another owner holds it: completes when the worker grants it (its turn came, decided in
+     * the log: no polling) or answers {@code not_acquired} because the wait ended. Given up on
+     * (its reply later than the wait and the request timeout), it is cancelled, as {@link #send} says.
+     */
+    public CompletableFuture<Verdict> acquire(String resource, String owner, Duration ttl, Duration wait) {
+        return send(new Command.Acquire(newRequestId(), resource, owner, ttl, wait)).thenApply(ReplyMessage::reply);
+    }
+
     public CompletableFuture<Verdict> renew(String resource, String owner, Duration ttl, OptionalLong token) {
         return send(new Command.Renew(newRequestId(), resource, owner, ttl, token)).thenApply(ReplyMessage::reply);
     }
@@ -126,9 +137,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Acquires a self-renewing lease, retrying with jittered backoff (never sooner than the
-     * current holder's lease could end) until {@code wait} has passed. Empty when the lock could
-     * not be had in time; fails with {@link InvalidCommandException} for a command that can never succeed.
+     * Acquires a self-renewing lease, waiting in the resource's queue until {@code wait} has passed
+     * (a wait longer than {@link Limits#MAX_WAIT} queues again when one ends). Empty when the lock
+     * could not be had in time; fails with {@link InvalidCommandException} for a command that can
+     * never succeed.
      */
     public CompletableFuture<Optional<HeldLease>> tryAcquire(String resource, String owner, Duration ttl,
             Duration wait) {
@@ -145,9 +157,13 @@ public final class LockClient implements AutoCloseable {
         return LockedAction.run(this, resource, owner, ttl, wait, action);
     }
 
-    /** Publishes a command and waits {@link LockClientSettings#requestTimeout()} for its reply. */
+    /**
+     * Publishes a command and waits {@link LockClientSettings#requestTimeout()} for its reply; an
+     * acquire that waits in the queue, that much longer than its wait.
+     */
     public CompletableFuture<ReplyMessage> send(Command command) {
-        return send(command, settings.requestTimeout());
+        Duration waits = command instanceof Command.Acquire acquire ? acquire.maxWait() : Duration.ZERO;
+        return send(command, settings.requestTimeout().plus(waits));
     }
 
     /**

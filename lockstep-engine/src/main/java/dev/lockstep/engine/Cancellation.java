@@ -28,7 +28,7 @@ final class Cancellation {
                 .filter(entry -> entry.rememberedAt(now, settings));
         Optional<Lease> live = state.lease(cancel.resource()).filter(lease -> lease.isLiveAt(now));
         return acquire.isPresent() && live.isPresent()
-                && live.get().fencingToken() == state.position().tokenAt(acquire.get().offset());
+                && live.get().fencingToken() == state.position().tokenAt(acquire.get().decidedAt());
     }
 
     /**
@@ -37,7 +37,7 @@ final class Cancellation {
      */
     static Command asRelease(Command command, PartitionState state) {
         if (command instanceof Command.Release release && release.cancels().isPresent()) {
-            long token = state.request(release.cancels().get()).map(e -> state.position().tokenAt(e.offset()))
+            long token = state.request(release.cancels().get()).map(e -> state.position().tokenAt(e.decidedAt()))
                     .orElseThrow();
             return new Command.Release(release.requestId(), release.resource(), release.owner(), OptionalLong.of(token),
                     release.cancels());

@@ -2,11 +2,10 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandClock;
-import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Decision;
 import dev.lockstep.core.Lease;
-import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.Fingerprint;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.Reply;
@@ -148,7 +147,9 @@ public final class PartitionMachine {
         if (record.offset() < position.nextOffset()) {
             List<Outbound.Event> again = state.eventsAt(record.offset()).stream()
                     .map(entry -> new Outbound.Event(record, entry)).toList();
-            return new Step(again, answerAgain(record, triaged, state));
+            List<Outbound.ReplyRecord> decided = state.deferredAt(record.offset()).stream()
+                    .map(reply -> reply.publishedFor(record)).toList();
+            return new Step(again, decided, Answers.again(record, triaged, state));
         }
         Instant now = record.logAppendTime().map(t -> new CommandClock(position.clock()).next(t))
                 .orElse(position.clock());
@@ -158,9 +159,15 @@ public final class PartitionMachine {
                 : position.quarantine();
         EventWriter events = new EventWriter(record, triaged instanceof Triaged.Answered answered
                 ? Optional.of(answered.requestId()) : Optional.empty(), state);
+        Queueing queueing = new Queueing(record, now, state, events, settings);
+        List<Waiter> over = List.of();
         if (record.logAppendTime().isPresent()) {
-            state.expireUntil(now).forEach(ended ->
-                    events.write(LeaseEvent.Kind.EXPIRED, ended, ended.expiresAt(), Optional.empty()));
+            List<Lease> ended = state.expireUntil(now);
+            ended.forEach(lease -> {
+                events.write(LeaseEvent.Kind.EXPIRED, lease, lease.expiresAt(), Optional.empty());
+                queueing.freed(lease.resource());
+            });
+            over = queueing.endWaits();
         }
         Optional<Outbound> out;
         if (triaged instanceof Triaged.Tick) {
@@ -168,28 +175,56 @@ public final class PartitionMachine {
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             out = Optional.of(dead.of(record));
         } else if (triaged instanceof Triaged.Undelivered marker) {
-            out = Optional.of(undelivered(record, marker, state));
+            out = Optional.of(Answers.undelivered(record, marker, state));
         } else if (triaged instanceof Triaged.Reject reject) {
             out = Optional.of(reject.reply(record));
         } else {
-            out = Optional.of(apply(record, (Triaged.Apply) triaged, now, quarantine, state, events));
+            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state, events, queueing);
         }
+        // After the record's own command: each resource it freed, or that log time freed, goes to
+        // its first waiter, one grant per resource and record (the record's token is the grant's).
+        queueing.handOvers(over);
         state.position(position.advancedTo(record.offset() + 1, now, quarantine));
-        return new Step(events.written(), out);
+        return new Step(events.written(), queueing.replies(), out);
     }
 
-    private Outbound apply(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
-            PartitionState state, EventWriter events) {
+    /** The record's command decided, and its reply; none while the acquire waits in its resource's queue. */
+    private Optional<Outbound> apply(Inbound record, Triaged.Apply apply, Instant now,
+            Optional<Quarantine> quarantine, PartitionState state, EventWriter events, Queueing queueing) {
         Command command = apply.command();
         Fingerprint fingerprint = Fingerprint.of(command);
+        Optional<Waiter> waiting = state.queues().waiting(command.requestId());
+        if (waiting.isPresent()) {
+            // A retry of an acquire that waits: its one reply comes when it is decided.
+            return waiting.get().fingerprint().equals(fingerprint) ? Optional.empty()
+                    : Optional.of(Answers.reusedRequestId(record, apply));
+        }
         Optional<RequestEntry> prior = state.request(command.requestId()).filter(e -> e.rememberedAt(now, settings));
         if (prior.isPresent()) {
-            return retried(record, apply, prior.get(), fingerprint);
+            return Optional.of(Answers.retried(record, apply, prior.get(), fingerprint));
         }
         Verdict verdict;
         Optional<Instant> until = quarantine.flatMap(Quarantine::until);
-        if (until.isPresent() && command instanceof Command.Acquire) {
+        Optional<Waiter> cancelled = command instanceof Command.Release release
+                ? release.cancels().flatMap(id -> state.queues().waiting(id)) : Optional.empty();
+        if (cancelled.isPresent()) {
+            // The caller gave up on an acquire that still waits: it leaves the queue, granted nothing.
+            if (cancelled.get().owner().equals(((Command.Release) command).owner())
+                    && cancelled.get().resource().equals(command.resource())) {
+                queueing.cancel(cancelled.get());
+                verdict = new Verdict.NotFound();
+            } else {
+                verdict = new Verdict.Forbidden();
+            }
+        } else if (until.isPresent() && command instanceof Command.Acquire) {
             verdict = new Verdict.NotAcquired(Duration.between(now, until.get()));
+        } else if (command instanceof Command.Acquire acquire && queueing.nextInLine(acquire.resource()).isPresent()) {
+            // Free, but waiters come first: the first of them is granted it at this very record.
+            Duration held = queueing.nextInLine(acquire.resource()).get().ttl();
+            if (acquire.waits() && queueing.join(acquire, apply)) {
+                return Optional.empty();
+            }
+            verdict = new Verdict.NotAcquired(held, acquire.waits() ? Optional.of(WaitEnd.QUEUE_FULL) : Optional.empty());
         } else if (until.isPresent() && command instanceof Command.Renew) {
             verdict = new Verdict.NotFound();
         } else if (command instanceof Command.Release release && release.cancels().isPresent()
@@ -201,14 +236,29 @@ public final class PartitionMachine {
             Optional<Lease> latest = state.lease(command.resource());
             Decision decision = rules.decide(Cancellation.asRelease(command, state), latest, now,
                     state.position().tokenAt(record.offset()));
-            verdict = decision.verdict();
             Optional<String> cancels = command instanceof Command.Release r ? r.cancels() : Optional.empty();
-            decision.write().ifPresent(written -> record(written, verdict, latest, now, state, events, cancels));
+            decision.write().ifPresent(written -> record(written, decision.verdict(), latest, now, state, events,
+                    cancels));
+            if (decision.verdict() instanceof Verdict.Released) {
+                queueing.freed(command.resource());
+            }
+            if (decision.verdict() instanceof Verdict.NotAcquired refused && command instanceof Command.Acquire acquire
+                    && acquire.waits()) {
+                if (queueing.join(acquire, apply)) {
+                    return Optional.empty();
+                }
+                verdict = new Verdict.NotAcquired(refused.retryAfter(), Optional.of(WaitEnd.QUEUE_FULL));
+            } else if (decision.verdict() instanceof Verdict.Locked locked) {
+                verdict = new Verdict.Locked(locked.lease(), state.queues().length(command.resource()));
+            } else {
+                verdict = decision.verdict();
+            }
         }
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
         state.put(new RequestEntry(command.requestId(), fingerprint, StoredReply.of(reply),
                 record.offset(), now));
-        return apply.reply(record, reply, new Outbound.Answer.Decided(Optional.of(command.type()), verdict.outcome()));
+        return Optional.of(apply.reply(record, reply,
+                new Outbound.Answer.Decided(Optional.of(command.type()), verdict.outcome())));
     }
 
     /**
@@ -225,67 +275,9 @@ public final class PartitionMachine {
             return;
         }
         state.put(written);
-        LeaseEvent.Kind kind;
-        if (latest.isPresent() && latest.get().fencingToken() == written.fencingToken()) {
-            kind = LeaseEvent.Kind.EXTENDED;
-        } else if (latest.isPresent() && !latest.get().isOwnedBy(written.owner())
-                && now.isBefore(latest.get().expiresAt().plus(settings.requestRetention()))) {
-            kind = LeaseEvent.Kind.TAKEN_OVER;
-        } else {
-            kind = LeaseEvent.Kind.GRANTED;
-        }
+        LeaseEvent.Kind kind = latest.isPresent() && latest.get().fencingToken() == written.fencingToken()
+                ? LeaseEvent.Kind.EXTENDED : Queueing.grantKind(latest, written, now, settings);
         events.write(kind, written, now, Optional.of(written.expiresAt()));
-    }
-
-    /**
-     * A record applied before (redelivered after a failed acknowledgement): the same answer again.
-     * Its request's entry says how it was answered: at its own offset it was applied; at an earlier
-     * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
-     */
-    private static Optional<Outbound> answerAgain(Inbound record, Triaged triaged, PartitionState state) {
-        if (triaged instanceof Triaged.Tick) {
-            return Optional.empty();
-        } else if (triaged instanceof Triaged.DeadLetter dead) {
-            return Optional.of(dead.of(record));
-        } else if (triaged instanceof Triaged.Undelivered marker) {
-            return Optional.of(undelivered(record, marker, state));
-        } else if (triaged instanceof Triaged.Reject reject) {
-            return Optional.of(reject.reply(record));
-        }
-        Triaged.Apply apply = (Triaged.Apply) triaged;
-        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
-        if (entry.isEmpty()) {
-            return Optional.of(new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE));
-        }
-        return Optional.of(retried(record, apply, entry.get(), Fingerprint.of(apply.command())));
-    }
-
-    /**
-     * A marker: the reply the marked record got, to the dead letters. It is that record's answer
-     * again (its request's entry as of its offset), so the dead letter is the log's, whenever and
-     * by whomever the marker was written; the marker itself changes no lease and no request entry.
-     */
-    private static Outbound undelivered(Inbound record, Triaged.Undelivered marker, PartitionState state) {
-        if (marker.marked() instanceof Triaged.Reject reject) {
-            return reject.reply(record).undeliverable(marker.reason());
-        }
-        Triaged.Apply apply = (Triaged.Apply) marker.marked();
-        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= marker.offset());
-        if (entry.isEmpty()) {
-            return new Outbound.DeadLetter(record, REPLY_GONE, Outbound.Cause.REPLY_GONE);
-        }
-        return retried(record, apply, entry.get(), Fingerprint.of(apply.command())).undeliverable(marker.reason());
-    }
-
-    /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
-    private static Outbound.ReplyRecord retried(Inbound record, Triaged.Apply apply, RequestEntry prior,
-            Fingerprint fingerprint) {
-        Optional<CommandType> type = Optional.of(apply.command().type());
-        if (prior.fingerprint().equals(fingerprint)) {
-            return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));
-        }
-        return apply.reply(record, ReplyEncoder.encode(Reply.Rejected.reusedRequestId(apply.command())),
-                new Outbound.Answer.Decided(type, Outcome.INVALID));
     }
 
     /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */

@@ -50,6 +50,9 @@ public final class PartitionState {
     private final Set<String> removedLeases = new LinkedHashSet<>();
     private final Map<String, RequestEntry> changedRequests = new LinkedHashMap<>();
     private final List<EventEntry> newEvents = new ArrayList<>();
+    private final WaitQueues queues;
+    private final Map<Long, List<DeferredReply>> deferred = new HashMap<>();
+    private final List<DeferredReply> newDeferred = new ArrayList<>();
     private boolean writesBack = true;
     private final StoredReply.Slab replies = new StoredReply.Slab();
 
@@ -61,7 +64,21 @@ public final class PartitionState {
      */
     public PartitionState(PartitionPosition position, Map<String, Lease> leases, Map<String, RequestEntry> requests,
             Collection<EventEntry> events) {
+        this(position, leases, requests, events, List.of(), List.of());
+    }
+
+    /**
+     * @param waiters (at least) the queues of every resource the records will touch, of every lease
+     *     that ends within their log time, and the waiters whose wait ends within it or whose request
+     *     IDs they carry
+     * @param deferred the deferred replies of (at least) every record below the position that will be fetched again
+     */
+    public PartitionState(PartitionPosition position, Map<String, Lease> leases, Map<String, RequestEntry> requests,
+            Collection<EventEntry> events, Collection<Waiter> waiters, Collection<DeferredReply> deferred) {
         this.position = position;
+        this.queues = new WaitQueues(waiters);
+        deferred.forEach(d -> this.deferred.computeIfAbsent(d.offset(), o -> new ArrayList<>()).add(d));
+        this.deferred.values().forEach(list -> list.sort(Comparator.comparingInt(DeferredReply::index)));
         this.leases = new HashMap<>(leases);
         this.requests = new LinkedHashMap<>(requests);
         leases.values().stream().filter(lease -> lease.isLiveAt(position.clock())).forEach(live::add);
@@ -82,6 +99,9 @@ public final class PartitionState {
      */
     public void forReplay() {
         writesBack = false;
+        queues.forReplay();
+        deferred.clear();
+        newDeferred.clear();
         events.clear();
         changedLeases.clear();
         removedLeases.clear();
@@ -129,6 +149,16 @@ public final class PartitionState {
     /** The events of the records applied since loading, in the order they were made. */
     public List<EventEntry> newEvents() {
         return Collections.unmodifiableList(newEvents);
+    }
+
+    /** The partition's wait queues. */
+    public WaitQueues queues() {
+        return queues;
+    }
+
+    /** The replies of waiters decided by the records applied since loading, in the order they were made. */
+    public List<DeferredReply> newDeferredReplies() {
+        return Collections.unmodifiableList(newDeferred);
     }
 
     /** Whether any record was applied since loading, so the position must be written back. */
@@ -179,7 +209,7 @@ public final class PartitionState {
             changedRequests.put(entry.requestId(), entry);
         } else {
             requests.put(entry.requestId(), new RequestEntry(entry.requestId(), entry.fingerprint(),
-                    entry.reply().packInto(replies), entry.offset(), entry.appliedAt()));
+                    entry.reply().packInto(replies), entry.offset(), entry.appliedAt(), entry.decidedAt()));
         }
     }
 
@@ -188,6 +218,18 @@ public final class PartitionState {
             events.computeIfAbsent(event.offset(), o -> new ArrayList<>()).add(event);
             newEvents.add(event);
         }
+    }
+
+    void add(DeferredReply reply) {
+        if (writesBack) {
+            deferred.computeIfAbsent(reply.offset(), o -> new ArrayList<>()).add(reply);
+            newDeferred.add(reply);
+        }
+    }
+
+    /** The replies of waiters the record at {@code offset} decided, in order; none when it decided none, or they were forgotten. */
+    List<DeferredReply> deferredAt(long offset) {
+        return deferred.getOrDefault(offset, List.of());
     }
 
     /** The events the record at {@code offset} made, in order; none when it made none, or they were forgotten. */
@@ -203,6 +245,10 @@ public final class PartitionState {
         if (!events.isEmpty()) {
             events.keySet().removeIf(o -> o < offset);
         }
+        if (!deferred.isEmpty()) {
+            deferred.keySet().removeIf(o -> o < offset);
+        }
+        newDeferred.removeIf(d -> d.offset() < offset);
         // Appended in offset order: a replay forgets all of them after each record, in constant time.
         if (!newEvents.isEmpty() && newEvents.get(newEvents.size() - 1).offset() < offset) {
             newEvents.clear();
@@ -231,5 +277,6 @@ public final class PartitionState {
         removedLeases.clear();
         changedRequests.clear();
         newEvents.clear();
+        newDeferred.clear();
     }
 }

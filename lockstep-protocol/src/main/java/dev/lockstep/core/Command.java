@@ -16,7 +16,27 @@ public sealed interface Command {
 
     CommandType type();
 
-    record Acquire(String requestId, String resource, String owner, Duration ttl) implements Command {
+    /**
+     * @param maxWait how long the caller waits in the resource's queue when another owner holds it;
+     *     zero answers at once
+     */
+    record Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait) implements Command {
+
+        public Acquire {
+            if (maxWait.isNegative()) {
+                throw new IllegalArgumentException("a wait is not negative: " + maxWait);
+            }
+        }
+
+        public Acquire(String requestId, String resource, String owner, Duration ttl) {
+            this(requestId, resource, owner, ttl, Duration.ZERO);
+        }
+
+        /** Whether the caller waits in the queue rather than be answered {@code not_acquired} at once. */
+        public boolean waits() {
+            return !maxWait.isZero();
+        }
+
         @Override
         public CommandType type() {
             return CommandType.ACQUIRE;

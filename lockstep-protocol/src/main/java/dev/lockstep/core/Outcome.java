@@ -1,5 +1,7 @@
 package dev.lockstep.core;
 
+import java.util.Optional;
+
 /** Every answer a command can get, with the name it has on the wire. */
 public enum Outcome {
     ACQUIRED("acquired"),
@@ -19,5 +21,14 @@ public enum Outcome {
 
     public String wireName() {
         return wireName;
+    }
+
+    public static Optional<Outcome> fromWireName(String name) {
+        for (Outcome outcome : values()) {
+            if (outcome.wireName.equals(name)) {
+                return Optional.of(outcome);
+            }
+        }
+        return Optional.empty();
     }
 }

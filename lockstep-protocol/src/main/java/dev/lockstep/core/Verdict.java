@@ -1,6 +1,7 @@
 package dev.lockstep.core;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Every answer a command can get, with exactly the data each carries: what the arbiter decides
@@ -19,8 +20,18 @@ public sealed interface Verdict {
         }
     }
 
-    /** Someone else holds a live lease; says only when it ends, never who holds it. */
-    record NotAcquired(Duration retryAfter) implements Verdict {
+    /**
+     * Someone else holds a live lease; says only when it ends, never who holds it.
+     *
+     * @param reason for an acquire that asked to wait: why it is not waiting any more (absent for
+     *     one answered at once, as before waiting existed, so its reply's bytes stay the same)
+     */
+    record NotAcquired(Duration retryAfter, Optional<WaitEnd> reason) implements Verdict {
+
+        public NotAcquired(Duration retryAfter) {
+            this(retryAfter, Optional.empty());
+        }
+
         @Override
         public Outcome outcome() {
             return Outcome.NOT_ACQUIRED;
@@ -41,8 +52,17 @@ public sealed interface Verdict {
         }
     }
 
-    /** Status of a live lease. */
-    record Locked(Lease lease) implements Verdict {
+    /**
+     * Status of a live lease.
+     *
+     * @param waiters how many acquires wait in the resource's queue behind it
+     */
+    record Locked(Lease lease, int waiters) implements Verdict {
+
+        public Locked(Lease lease) {
+            this(lease, 0);
+        }
+
         @Override
         public Outcome outcome() {
             return Outcome.LOCKED;

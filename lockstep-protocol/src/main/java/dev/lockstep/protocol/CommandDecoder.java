@@ -99,6 +99,7 @@ public final class CommandDecoder {
         boolean takesToken = type.filter(t -> t == CommandType.RENEW || t == CommandType.RELEASE).isPresent();
         Optional<String> owner = needsOwner ? reader.text("owner", Limits.MAX_OWNER_CHARS, true) : Optional.empty();
         Optional<Duration> ttl = needsTtl ? reader.ttl(limits.maxTtl()) : Optional.empty();
+        Duration wait = type.filter(t -> t == CommandType.ACQUIRE).isPresent() ? reader.waitMs() : Duration.ZERO;
         OptionalLong token = takesToken ? reader.fencingToken() : OptionalLong.empty();
         Optional<String> cancels = type.filter(t -> t == CommandType.RELEASE).isPresent() && fields.containsKey("cancels")
                 ? reader.text("cancels", Limits.MAX_REQUEST_ID_CHARS, false) : Optional.empty();
@@ -110,7 +111,7 @@ public final class CommandDecoder {
             return new ParsedCommand.Invalid(requestId, replyTo, type, resource, reader.errors());
         }
         Command command = switch (type.get()) {
-            case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow());
+            case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), wait);
             case RENEW -> new Command.Renew(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), token);
             case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token, cancels);
             case STATUS -> new Command.Status(requestId, resource.get());

@@ -33,6 +33,9 @@ public final class CommandEncoder {
             if (command instanceof Command.Acquire c) {
                 json.writeStringField("owner", c.owner());
                 json.writeNumberField("ttl_seconds", c.ttl().toSeconds());
+                if (c.waits()) {
+                    json.writeNumberField("wait_ms", c.maxWait().toMillis());
+                }
             } else if (command instanceof Command.Renew c) {
                 json.writeStringField("owner", c.owner());
                 json.writeNumberField("ttl_seconds", c.ttl().toSeconds());

@@ -3,6 +3,7 @@ package dev.lockstep.protocol;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
@@ -29,7 +30,9 @@ public final class EventCodec {
             json.string("event", event.kind().wireName());
             json.string("resource", event.resource());
             json.string("owner", event.owner());
-            json.number("fencing_token", event.fencingToken());
+            if (!event.kind().isWait()) {
+                json.number("fencing_token", event.fencingToken());
+            }
             json.string("at", ReplyEncoder.formatTime(event.at()));
             if (event.expiresAt().isPresent()) {
                 json.string("expires_at", ReplyEncoder.formatTime(event.expiresAt().get()));
@@ -40,6 +43,9 @@ public final class EventCodec {
             }
             if (event.cancels().isPresent()) {
                 json.string("cancels", event.cancels().get());
+            }
+            if (event.waited().isPresent()) {
+                json.number("waited_ms", event.waited().get().toMillis());
             }
             json.endObject();
         };
@@ -63,12 +69,15 @@ public final class EventCodec {
         LeaseEvent.Kind kind = LeaseEvent.Kind.fromWire(text(json, "event"))
                 .orElseThrow(() -> new IllegalArgumentException("unknown event '" + json.path("event").asText() + "'"));
         JsonNode token = json.path("fencing_token");
-        if (!token.canConvertToExactIntegral()) {
+        if (!kind.isWait() && !token.canConvertToExactIntegral()) {
             throw new IllegalArgumentException("fencing_token is not an integer");
         }
+        JsonNode waited = json.path("waited_ms");
         return new LeaseEvent(text(json, "event_id"), kind, text(json, "resource"), text(json, "owner"),
-                token.asLong(), time(json, "at"), optional(json, "expires_at").map(t -> parseTime("expires_at", t)),
-                text(json, "source"), optional(json, "request_id"), optional(json, "cancels"));
+                kind.isWait() ? 0 : token.asLong(), time(json, "at"),
+                optional(json, "expires_at").map(t -> parseTime("expires_at", t)), text(json, "source"),
+                optional(json, "request_id"), optional(json, "cancels"),
+                waited.canConvertToExactIntegral() ? Optional.of(Duration.ofMillis(waited.asLong())) : Optional.empty());
     }
 
     private static String text(JsonNode json, String field) {

@@ -79,6 +79,22 @@ final class FieldReader {
         return Optional.of(Duration.ofSeconds(seconds));
     }
 
+    /** {@code wait_ms}: how long an acquire waits in its resource's queue; zero when not given. */
+    Duration waitMs() {
+        List<JsonNode> nodes = fields.get("wait_ms");
+        if (nodes == null || nodes.size() == 1 && nodes.get(0).isNull()) {
+            return Duration.ZERO;
+        }
+        JsonNode node = nodes.get(0);
+        long max = Limits.MAX_WAIT.toMillis();
+        if (nodes.size() != 1 || !node.isIntegralNumber() || !node.canConvertToLong() || node.longValue() < 0
+                || node.longValue() > max) {
+            error("wait_ms", "must be a JSON integer from 0 to " + max + " when given");
+            return Duration.ZERO;
+        }
+        return Duration.ofMillis(node.longValue());
+    }
+
     OptionalLong fencingToken() {
         List<JsonNode> nodes = fields.get("fencing_token");
         if (nodes == null || nodes.size() != 1) {

@@ -22,6 +22,10 @@ public record Fingerprint(long w0, long w1, long w2, long w3) {
                 .text(command.resource()).separator();
         if (command instanceof Command.Acquire c) {
             canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds()));
+            // Only when it waits: the fingerprints stored for acquires before waiting stay as they were.
+            if (c.waits()) {
+                canonical.separator().text("wait").separator().text(Long.toString(c.maxWait().toMillis()));
+            }
         } else if (command instanceof Command.Renew c) {
             canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds())).separator()
                     .text(token(c.fencingToken()));

@@ -1,5 +1,6 @@
 package dev.lockstep.protocol;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
@@ -17,14 +18,24 @@ import java.util.Optional;
  * @param source {@code topic-partition@offset} of the command record that made, or showed, the change
  * @param requestId that record's request ID; empty when it had none (an expiry shown by an invalid record)
  * @param cancels for a release by a cancellation: the request ID of the acquire its caller gave up on,
- *     whose grant this ends
+ *     whose grant this ends; for {@link Kind#CANCELLED}, the request ID of the acquire that left the queue
+ * @param fencingToken the lease's; {@code 0} for a waiter's events ({@link Kind#isWait()}), which
+ *     concern no lease yet (the field is left out of their JSON)
+ * @param waited for a grant to an acquire that waited in the queue: how long, in log time
  */
 public record LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
-        Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels) {
+        Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels,
+        Optional<Duration> waited) {
 
     public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
             Optional<Instant> expiresAt, String source, Optional<String> requestId) {
-        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, Optional.empty());
+        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, Optional.empty(),
+                Optional.empty());
+    }
+
+    public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
+            Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels) {
+        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, cancels, Optional.empty());
     }
 
     /** What happened to the lease. */
@@ -38,7 +49,13 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         /** Ended by its expiry passing in log time, shown by the first later record of the partition. */
         EXPIRED,
         /** A new lease for another owner after the previous owner's lease expired instead of being released. */
-        TAKEN_OVER;
+        TAKEN_OVER,
+        /** An acquire joined the resource's queue: another owner holds it. */
+        QUEUED,
+        /** A queued acquire's wait ended, in log time, before the resource came to it. */
+        WAIT_EXPIRED,
+        /** A queued acquire left the queue: its caller cancelled it. */
+        CANCELLED;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);
@@ -62,6 +79,11 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         public boolean endsHold() {
             return this == RELEASED || this == EXPIRED;
         }
+
+        /** Whether the event is a waiter's, in the resource's queue, not a lease's. */
+        public boolean isWait() {
+            return this == QUEUED || this == WAIT_EXPIRED || this == CANCELLED;
+        }
     }
 
     public LeaseEvent {
@@ -74,5 +96,6 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(cancels, "cancels");
+        Objects.requireNonNull(waited, "waited");
     }
 }

@@ -20,6 +20,10 @@ public record Limits(Duration maxTtl, int maxValueBytes) {
      */
     public static final int MAX_CORRELATION_ID_BYTES = 1024;
     public static final Duration DEFAULT_MAX_TTL = Duration.ofSeconds(86_400);
+    /** The longest an acquire may wait in its resource's queue ({@code wait_ms}). */
+    public static final Duration MAX_WAIT = Duration.ofMinutes(5);
+    /** How many acquires may wait for one resource; one more is answered {@code not_acquired} at once. */
+    public static final int MAX_WAITERS = 1_000;
     public static final int DEFAULT_MAX_VALUE_BYTES = 16 * 1024;
 
     public Limits {

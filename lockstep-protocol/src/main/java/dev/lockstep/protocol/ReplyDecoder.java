@@ -7,6 +7,7 @@ import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -58,10 +59,11 @@ public final class ReplyDecoder {
         return switch (json.path("outcome").asText()) {
             case "acquired" -> Optional.of(new Verdict.Acquired(lease(json.path("lock"))));
             case "not_acquired" -> Optional.of(new Verdict.NotAcquired(
-                    Duration.ofMillis(json.path("retry_after_ms").asLong())));
+                    Duration.ofMillis(json.path("retry_after_ms").asLong()),
+                    Optional.ofNullable(json.path("reason").textValue()).flatMap(WaitEnd::fromWire)));
             case "renewed" -> Optional.of(new Verdict.Renewed(lease(json.path("lock"))));
             case "released" -> Optional.of(new Verdict.Released());
-            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock"))));
+            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock")), json.path("waiters").asInt(0)));
             case "not_found" -> Optional.of(new Verdict.NotFound());
             case "forbidden" -> Optional.of(new Verdict.Forbidden());
             case "invalid" -> Optional.of(new Verdict.Invalid(problem(json.path("problem"))));

@@ -95,10 +95,17 @@ public final class ReplyEncoder {
         } else if (verdict instanceof Verdict.NotAcquired notAcquired) {
             json.bool("acquired", false);
             json.number("retry_after_ms", notAcquired.retryAfter().toMillis());
+            if (notAcquired.reason().isPresent()) {
+                json.string("reason", notAcquired.reason().get().wireName());
+            }
         } else if (verdict instanceof Verdict.Renewed renewed) {
             writeLease(json, renewed.lease());
         } else if (verdict instanceof Verdict.Locked locked) {
             writeLease(json, locked.lease());
+            // Only when some wait: a status of a resource without waiters reads as it always did.
+            if (locked.waiters() > 0) {
+                json.number("waiters", locked.waiters());
+            }
         } else if (verdict instanceof Verdict.Invalid invalid) {
             writeProblem(json, invalid.problem());
         }

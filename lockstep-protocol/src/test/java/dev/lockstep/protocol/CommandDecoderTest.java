@@ -88,6 +88,33 @@ class CommandDecoderTest {
     }
 
     @Test
+    void anAcquireMayWaitUpToTheMaximumAndRoundTrips() {
+        Command waits = ((ParsedCommand.Valid) decode("r", "{\"request_id\":\"q\",\"type\":\"acquire\",\"resource\":\"r\","
+                + "\"owner\":\"a\",\"ttl_seconds\":30,\"wait_ms\":" + Limits.MAX_WAIT.toMillis() + "}")).command();
+        assertThat(waits).isEqualTo(new Command.Acquire("q", "r", "a", Duration.ofSeconds(30), Limits.MAX_WAIT));
+        assertThat(decoder.decode(CommandEncoder.key(waits), CommandEncoder.encode(waits, Optional.empty())))
+                .isEqualTo(new ParsedCommand.Valid("q", new ReplyTo.Default(), waits));
+        assertThat(((Command.Acquire) ((ParsedCommand.Valid) decode("r", acquireWithTtl("30").replace("}",
+                ",\"wait_ms\":0}"))).command()).waits()).as("0: answered at once").isFalse();
+        assertThat(new String(CommandEncoder.encode(new Command.Acquire("q", "r", "a", Duration.ofSeconds(30)),
+                Optional.empty()), StandardCharsets.UTF_8)).as("an acquire that does not wait is written as before")
+                .doesNotContain("wait_ms");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-1", "300001", "\"100\"", "1.5", "true", "[1]", "99999999999999999999999"})
+    void rejectsWaitsThatAreNotIntegersInBounds(String wait) {
+        ParsedCommand.Invalid invalid = invalid("r", acquireWithTtl("30").replace("}", ",\"wait_ms\":" + wait + "}"));
+        assertThat(invalid.errors()).extracting(FieldError::field).containsExactly("wait_ms");
+    }
+
+    @Test
+    void aWaitIsAnAcquiresAlone() {
+        assertThat(decode("r", "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"r\",\"wait_ms\":-5}"))
+                .as("ignored as any unknown field").isInstanceOf(ParsedCommand.Valid.class);
+    }
+
+    @Test
     void acceptsTheTtlBounds() {
         assertThat(decode("r", acquireWithTtl("1"))).isInstanceOf(ParsedCommand.Valid.class);
         assertThat(decode("r", acquireWithTtl("86400"))).isInstanceOf(ParsedCommand.Valid.class);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,22 @@ class EventCodecTest {
         String json = new String(EventCodec.encode(expired), StandardCharsets.UTF_8);
         assertThat(json).doesNotContain("expires_at").doesNotContain("request_id");
         assertThat(EventCodec.decode(EventCodec.encode(expired))).isEqualTo(expired);
+    }
+
+    @Test
+    void aWaitersEventHasNoTokenAndAGrantAfterWaitingSaysHowLong() {
+        LeaseEvent queued = new LeaseEvent("t-0/9.0", LeaseEvent.Kind.QUEUED, "job", "o2", 0, AT, Optional.empty(),
+                "t-0@8", Optional.of("w-1"));
+        String json = new String(EventCodec.encode(queued), StandardCharsets.UTF_8);
+        assertThat(json).isEqualTo("{\"event_id\":\"t-0/9.0\",\"event\":\"queued\",\"resource\":\"job\","
+                + "\"owner\":\"o2\",\"at\":\"2026-12-03T10:00:00.125Z\",\"source\":\"t-0@8\",\"request_id\":\"w-1\"}");
+        assertThat(EventCodec.decode(EventCodec.encode(queued))).isEqualTo(queued);
+
+        LeaseEvent granted = new LeaseEvent("t-0/12.1", LeaseEvent.Kind.GRANTED, "job", "o2", 12, AT,
+                Optional.of(AT.plusSeconds(30)), "t-0@11", Optional.of("w-1"), Optional.empty(),
+                Optional.of(Duration.ofMillis(4_250)));
+        assertThat(new String(EventCodec.encode(granted), StandardCharsets.UTF_8)).endsWith(",\"waited_ms\":4250}");
+        assertThat(EventCodec.decode(EventCodec.encode(granted))).isEqualTo(granted);
     }
 
     @Test

@@ -24,6 +24,9 @@ class FingerprintTest {
                 .append(command.resource()).append('\u0000');
         if (command instanceof Command.Acquire c) {
             canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds());
+            if (c.waits()) {
+                canonical.append("\u0000wait\u0000").append(c.maxWait().toMillis());
+            }
         } else if (command instanceof Command.Renew c) {
             canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds()).append('\u0000')
                     .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
@@ -44,8 +47,9 @@ class FingerprintTest {
             String owner = NAMES[random.nextInt(NAMES.length)];
             OptionalLong token = random.nextBoolean() ? OptionalLong.of(random.nextLong(1, Long.MAX_VALUE)) : OptionalLong.empty();
             Duration ttl = Duration.ofSeconds(1 + random.nextInt(86_400));
-            Command command = switch (random.nextInt(5)) {
+            Command command = switch (random.nextInt(6)) {
                 case 0 -> new Command.Acquire("r" + i, resource, owner, ttl);
+                case 5 -> new Command.Acquire("r" + i, resource, owner, ttl, Duration.ofMillis(1 + random.nextInt(300_000)));
                 case 1 -> new Command.Renew("r" + i, resource, owner, ttl, token);
                 case 2 -> new Command.Release("r" + i, resource, owner, token);
                 case 3 -> Command.Release.cancelling("r" + i, new Command.Acquire("a" + i, resource, owner, ttl));

@@ -8,6 +8,7 @@ import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -45,6 +46,14 @@ class ReplyEncoderTest {
     }
 
     @Test
+    void aWaitThatEndedSaysWhy() {
+        String json = json(new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ofMillis(700),
+                Optional.of(WaitEnd.WAIT_EXPIRED))));
+        assertThat(json).isEqualTo("{\"request_id\":\"q1\",\"type\":\"acquire\",\"resource\":\"payment:42\","
+                + "\"outcome\":\"not_acquired\",\"acquired\":false,\"retry_after_ms\":700,\"reason\":\"wait_expired\"}");
+    }
+
+    @Test
     void invalidCarriesAProblem() {
         Reply.Rejected rejected = new Reply.Rejected("q2", Optional.of(CommandType.ACQUIRE), Optional.empty(),
                 Problem.invalidCommand(List.of(new FieldError("ttl_seconds", "must be a JSON integer from 1 to 86400"))));
@@ -60,6 +69,7 @@ class ReplyEncoderTest {
         Problem problem = Problem.invalidCommand(List.of(new FieldError("owner", "is required")));
         List<Reply> replies = List.of(new Reply.Decided(ACQUIRE, new Verdict.Acquired(lease)),
                 new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ofMillis(250))),
+                new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ZERO, Optional.of(WaitEnd.QUEUE_FULL))),
                 new Reply.Decided(ACQUIRE, new Verdict.Renewed(lease)),
                 new Reply.Decided(ACQUIRE, new Verdict.Released()),
                 new Reply.Decided(ACQUIRE, new Verdict.Locked(lease)),
@@ -67,7 +77,8 @@ class ReplyEncoderTest {
                 new Reply.Decided(ACQUIRE, new Verdict.Forbidden()),
                 new Reply.Rejected("q1", Optional.empty(), Optional.empty(), problem));
         List<Verdict> expected = List.of(new Verdict.Acquired(lease),
-                new Verdict.NotAcquired(Duration.ofMillis(250)), new Verdict.Renewed(lease),
+                new Verdict.NotAcquired(Duration.ofMillis(250)),
+                new Verdict.NotAcquired(Duration.ZERO, Optional.of(WaitEnd.QUEUE_FULL)), new Verdict.Renewed(lease),
                 new Verdict.Released(), new Verdict.Locked(lease), new Verdict.NotFound(),
                 new Verdict.Forbidden(), new Verdict.Invalid(problem));
         for (int i = 0; i < replies.size(); i++) {

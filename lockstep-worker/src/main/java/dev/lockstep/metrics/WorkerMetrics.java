@@ -1,6 +1,7 @@
 package dev.lockstep.metrics;
 
 import dev.lockstep.core.CommandType;
+import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.protocol.LeaseEvent;
 import io.micrometer.core.instrument.Counter;
@@ -9,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -29,6 +31,8 @@ public final class WorkerMetrics {
     public static final String ACKNOWLEDGE_DURATION = "lockstep.reply.acknowledge.duration";
 
     private static final String UNKNOWN = "unknown";
+    private static final String LEFT = "lockstep.waiters.left";
+    private static final String GRANTED = "granted";
 
     private final MeterRegistry registry;
     private final Clock clock;
@@ -42,6 +46,8 @@ public final class WorkerMetrics {
     private final Counter expired;
     private final Counter publishFailures;
     private final Counter ticks;
+    private final Counter joined;
+    private final Timer waited;
 
     /** @param clock the worker's clock: a command's duration is from its log-append time to its acknowledgement */
     public WorkerMetrics(MeterRegistry registry, Clock clock) {
@@ -76,6 +82,14 @@ public final class WorkerMetrics {
         this.ticks = Counter.builder("lockstep.ticks")
                 .description("Ticks appended to command partitions, to show leases that ended with no record after them")
                 .register(registry);
+        this.joined = Counter.builder("lockstep.waiters.joined").description("Acquires that joined a wait queue")
+                .register(registry);
+        this.waited = Timer.builder("lockstep.waiters.wait.duration")
+                .description("How long, in log time, a waiter waited before the resource came to it")
+                .publishPercentileHistogram().register(registry);
+        for (String reason : List.of(GRANTED, LeaseEvent.Kind.WAIT_EXPIRED.wireName(), LeaseEvent.Kind.CANCELLED.wireName())) {
+            registry.counter(LEFT, "reason", reason);
+        }
         // Present at zero from the start, so that a rate or an alert has a series before the first one.
         for (Outbound.Cause cause : Outbound.Cause.values()) {
             registry.counter("lockstep.dead.letters", "reason", cause.label());
@@ -131,6 +145,7 @@ public final class WorkerMetrics {
                 commandDuration.record(took.isNegative() ? Duration.ZERO : took);
             });
         } else if (out instanceof Outbound.Event event) {
+            waiting(event.entry());
             if (event.entry().kind() == LeaseEvent.Kind.EXPIRED) {
                 expired.increment();
             }
@@ -142,6 +157,21 @@ public final class WorkerMetrics {
     /** The broker acknowledged a tick. */
     public void ticked() {
         ticks.increment();
+    }
+
+    /** The queues' share of an event: joined, and left (granted, with how long it waited; its wait ended; cancelled). */
+    private void waiting(EventEntry entry) {
+        switch (entry.kind()) {
+            case QUEUED -> joined.increment();
+            case WAIT_EXPIRED, CANCELLED -> registry.counter(LEFT, "reason", entry.kind().wireName()).increment();
+            case GRANTED, TAKEN_OVER -> entry.waited().ifPresent(time -> {
+                registry.counter(LEFT, "reason", GRANTED).increment();
+                waited.record(time);
+            });
+            default -> {
+                // a lease's own change
+            }
+        }
     }
 
     /** The broker refused or timed out a publication. */

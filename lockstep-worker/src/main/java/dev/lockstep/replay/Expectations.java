@@ -108,15 +108,10 @@ final class Expectations {
                         Digest.of(event.entry().value().getBytes(StandardCharsets.UTF_8)), required);
             }
         }
+        // A waiter's reply is the deciding record's to publish: required with it.
+        step.deferred().forEach(reply -> expect(record, reply, required));
         if (step.answer().isPresent() && step.answer().get() instanceof Outbound.ReplyRecord reply) {
-            Map<String, ExpectedReply> topic = repliesTo(reply.route().topic());
-            Digest digest = Digest.of(reply.value());
-            // Nearly every request ID is new: one look-up in a map of the whole log's, not two.
-            ExpectedReply known = topic.putIfAbsent(reply.requestId(),
-                    new ExpectedReply(record.partition(), record.offset(), digest, required));
-            if (known != null) {
-                known.add(digest, required);
-            }
+            expect(record, reply, required);
         } else if (step.answer().isPresent() && step.answer().get() instanceof Outbound.DeadLetter dead && dead.reply().isPresent()) {
             Outbound.ReplyRecord undelivered = dead.reply().get();
             // Looked up, not added: a mark names a reply an earlier record was expected to give, if any.
@@ -125,6 +120,17 @@ final class Expectations {
             if (known != null) {
                 known.undelivered();
             }
+        }
+    }
+
+    private void expect(Inbound record, Outbound.ReplyRecord reply, boolean required) {
+        Map<String, ExpectedReply> topic = repliesTo(reply.route().topic());
+        Digest digest = Digest.of(reply.value());
+        // Nearly every request ID is new: one look-up in a map of the whole log's, not two.
+        ExpectedReply known = topic.putIfAbsent(reply.requestId(),
+                new ExpectedReply(record.partition(), record.offset(), digest, required));
+        if (known != null) {
+            known.add(digest, required);
         }
     }
 

@@ -61,6 +61,13 @@ final class ExpectedTexts {
                         .add(new String(reply.value(), StandardCharsets.UTF_8));
             }
         }
+        for (Outbound.ReplyRecord reply : step.deferred()) {
+            Replies key = new Replies(reply.route().topic(), reply.requestId());
+            if (wantedReplies.contains(key)) {
+                replies.computeIfAbsent(key, k -> new LinkedHashSet<>())
+                        .add(new String(reply.value(), StandardCharsets.UTF_8));
+            }
+        }
         for (Outbound.Event event : step.events()) {
             if (wantedEvents.contains(event.entry().eventId())) {
                 events.put(event.entry().eventId(), event.entry().value());

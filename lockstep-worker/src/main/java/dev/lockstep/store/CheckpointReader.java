@@ -24,7 +24,7 @@ public final class CheckpointReader implements AutoCloseable {
     private static final String LEASES =
             "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM checkpoint_leases WHERE checkpoint_id = ?";
     private static final String REQUESTS =
-            "SELECT request_id, fingerprint, reply, record_offset, applied_at FROM checkpoint_requests "
+            "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM checkpoint_requests "
                     + "WHERE checkpoint_id = ?";
 
     private final Connection connection;

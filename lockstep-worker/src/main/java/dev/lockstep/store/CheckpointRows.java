@@ -15,13 +15,16 @@ import java.util.Map;
  */
 final class CheckpointRows {
 
-    // Due when no checkpoint of this incarnation is less than the interval of log time old.
+    // Due when no checkpoint of this incarnation is less than the interval of log time old, and no
+    // acquire waits in the partition's queues: a checkpoint holds leases and request entries, not
+    // waiters, so one is taken only where there are none (the next batch without waiters takes it).
     private static final String INSERT_IF_DUE =
             "INSERT INTO partition_checkpoints (topic, partition, topic_id, next_offset, last_now, token_base, "
                     + "quarantine_from, quarantine_to, quarantine_until, request_retention_ms) "
                     + "SELECT p.topic, p.partition, p.topic_id, p.next_offset, p.last_now, p.token_base, p.quarantine_from, "
                     + "p.quarantine_to, p.quarantine_until, p.request_retention_ms FROM partition_progress p "
                     + "WHERE p.topic = ? AND p.partition = ? AND p.topic_id IS NOT NULL AND NOT EXISTS ("
+                    + "SELECT 1 FROM lock_waiters w WHERE w.topic = p.topic AND w.partition = p.partition) AND NOT EXISTS ("
                     + "SELECT 1 FROM partition_checkpoints c WHERE c.topic = p.topic AND c.partition = p.partition "
                     + "AND c.topic_id = p.topic_id AND c.last_now > p.last_now - ? * interval '1 millisecond') "
                     + "ON CONFLICT DO NOTHING RETURNING checkpoint_id";
@@ -32,8 +35,9 @@ final class CheckpointRows {
                     + "FROM partition_checkpoints c JOIN distributed_locks d ON d.topic = c.topic AND d.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND d.expires_at + c.request_retention_ms" + RETAINED;
     private static final String COPY_REQUESTS =
-            "INSERT INTO checkpoint_requests (checkpoint_id, request_id, fingerprint, reply, record_offset, applied_at) "
-                    + "SELECT c.checkpoint_id, r.request_id, r.fingerprint, r.reply, r.record_offset, r.applied_at "
+            "INSERT INTO checkpoint_requests (checkpoint_id, request_id, fingerprint, reply, record_offset, applied_at, "
+                    + "decided_offset) SELECT c.checkpoint_id, r.request_id, r.fingerprint, r.reply, r.record_offset, "
+                    + "r.applied_at, r.decided_offset "
                     + "FROM partition_checkpoints c JOIN request_log r ON r.topic = c.topic AND r.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND r.applied_at + c.request_retention_ms" + RETAINED;
     private static final String LATEST =

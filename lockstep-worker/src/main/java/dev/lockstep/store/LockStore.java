@@ -42,10 +42,13 @@ public interface LockStore extends AutoCloseable {
     /** The leases live at their partition's clock (log time), over every partition of {@code topic}. */
     long liveLeases(String topic);
 
+    /** The acquires waiting in the queues of every partition of {@code topic}. */
+    long waiters(String topic);
+
     /**
-     * The partitions of {@code topic} among {@code partitions} where a lease ends after the
-     * partition's clock (log time) and at or before {@code by}, with the first such end: where a
-     * tick would show a lease ending that no record has shown yet.
+     * The partitions of {@code topic} among {@code partitions} where a lease ends, or a waiter's
+     * wait ends, after the partition's clock (log time) and at or before {@code by}, with the first
+     * such end: where a tick would show an end that no record has shown yet.
      */
     Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by);
 

@@ -1,11 +1,13 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.DeferredReply;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.engine.Waiter;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -50,12 +52,22 @@ public interface PartitionTransaction {
     /** The events stored for the records from {@code fromOffset} (inclusive) to {@code toOffset} (exclusive). */
     List<EventEntry> events(long fromOffset, long toOffset);
 
+    /**
+     * The waiters a batch may decide: those of the queues of {@code leases}' resources and of the
+     * resources whose leases it reads as ending ({@link #leasesForUpdate}), those of
+     * {@code requestIds}, and every waiter whose wait ends no later than its {@code endingBy}.
+     */
+    List<Waiter> waiters(LeaseQuery leases, Collection<String> requestIds);
+
+    /** The replies given to waiters by the records from {@code fromOffset} (inclusive) to {@code toOffset} (exclusive). */
+    List<DeferredReply> deferredReplies(long fromOffset, long toOffset);
+
     /** The largest fencing token of any lease row: a partition the database never saw starts above it. */
     long largestToken();
 
     /**
      * Writes what the batch changed (leases written and removed, request entries replacing older
-     * ones, new events) and the new position, with the offset below which the worker knows every
+     * ones, new events, waiters that joined or left, replies given to waiters) and the new position, with the offset below which the worker knows every
      * publication was acknowledged.
      */
     void save(PartitionState state, long acknowledged);

@@ -5,15 +5,11 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.flywaydb.core.Flyway;
@@ -170,6 +166,13 @@ public final class PostgresLockStore implements LockStore {
                     + "AND v.record_offset < p.acked_offset ORDER BY v.record_offset LIMIT ? FOR UPDATE SKIP LOCKED) v "
                     + "LIMIT ?) doomed WHERE e.topic = doomed.topic AND e.partition = doomed.partition "
                     + "AND e.record_offset = doomed.record_offset AND e.event_index = doomed.event_index";
+    static final String SWEEP_DEFERRED_REPLIES =
+            "DELETE FROM deferred_replies e USING (SELECT v.topic, v.partition, v.record_offset, v.reply_index "
+                    + "FROM partition_progress p CROSS JOIN LATERAL (SELECT v.topic, v.partition, v.record_offset, "
+                    + "v.reply_index FROM deferred_replies v WHERE v.topic = p.topic AND v.partition = p.partition "
+                    + "AND v.record_offset < p.acked_offset ORDER BY v.record_offset LIMIT ? FOR UPDATE SKIP LOCKED) v "
+                    + "LIMIT ?) doomed WHERE e.topic = doomed.topic AND e.partition = doomed.partition "
+                    + "AND e.record_offset = doomed.record_offset AND e.reply_index = doomed.reply_index";
     // "applied_at > '-infinity'" (every entry) is the retention index's predicate (V7): it lets this
     // statement use the index, which a batch's request lookup cannot.
     static final String SWEEP_REQUESTS =
@@ -186,10 +189,12 @@ public final class PostgresLockStore implements LockStore {
         try (Connection connection = dataSource.getConnection()) {
             try (PreparedStatement leases = connection.prepareStatement(SWEEP_LEASES);
                     PreparedStatement requests = connection.prepareStatement(SWEEP_REQUESTS);
-                    PreparedStatement events = connection.prepareStatement(SWEEP_EVENTS)) {
+                    PreparedStatement events = connection.prepareStatement(SWEEP_EVENTS);
+                    PreparedStatement deferred = connection.prepareStatement(SWEEP_DEFERRED_REPLIES)) {
                 int removedLeases = sweepUpTo(leases, limit);
                 int removedRequests = sweepUpTo(requests, limit);
-                int removedEvents = sweepUpTo(events, limit);
+                // A waiter's reply is published with its record's events, and goes with them.
+                int removedEvents = sweepUpTo(events, limit) + sweepUpTo(deferred, limit);
                 connection.commit();
                 return new SweepResult(removedLeases, removedRequests, removedEvents);
             } catch (SQLException e) {
@@ -219,36 +224,14 @@ public final class PostgresLockStore implements LockStore {
         }
     }
 
-    private static final String LIVE_LEASES =
-            "SELECT count(*) FROM distributed_locks d JOIN partition_progress p ON p.topic = d.topic "
-                    + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
-
-    private static final String LEASES_ENDING_BY =
-            "SELECT d.partition, min(d.expires_at) FROM distributed_locks d JOIN partition_progress p "
-                    + "ON p.topic = d.topic AND p.partition = d.partition WHERE d.topic = ? AND d.partition = ANY(?) "
-                    + "AND d.expires_at > p.last_now AND d.expires_at <= ? GROUP BY d.partition";
+    @Override
+    public long waiters(String topic) {
+        return TopicQueries.count(dataSource, TopicQueries.WAITERS, topic, "counting waiters");
+    }
 
     @Override
     public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {
-        if (partitions.isEmpty()) {
-            return Map.of();
-        }
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(LEASES_ENDING_BY)) {
-            select.setString(1, topic);
-            select.setArray(2, SqlArrays.integer(connection, partitions));
-            select.setObject(3, OffsetDateTime.ofInstant(by, ZoneOffset.UTC));
-            Map<Integer, Instant> ending = new TreeMap<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    ending.put(rs.getInt(1), SqlArrays.instant(rs, 2));
-                }
-            }
-            connection.rollback();
-            return ending;
-        } catch (SQLException e) {
-            throw new StoreException("looking up leases ending by " + by + " failed: " + e.getMessage(), e);
-        }
+        return TopicQueries.endingBy(dataSource, topic, partitions, by);
     }
 
     @Override
@@ -265,18 +248,7 @@ public final class PostgresLockStore implements LockStore {
 
     @Override
     public long liveLeases(String topic) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement count = connection.prepareStatement(LIVE_LEASES)) {
-            count.setString(1, topic);
-            try (ResultSet rs = count.executeQuery()) {
-                rs.next();
-                long live = rs.getLong(1);
-                connection.rollback();
-                return live;
-            }
-        } catch (SQLException e) {
-            throw new StoreException("counting live leases failed: " + e.getMessage(), e);
-        }
+        return TopicQueries.count(dataSource, TopicQueries.LIVE_LEASES, topic, "counting live leases");
     }
 
     private static void rollbackQuietly(Connection connection, Exception cause) {

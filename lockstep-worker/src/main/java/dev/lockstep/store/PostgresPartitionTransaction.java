@@ -3,12 +3,14 @@ package dev.lockstep.store;
 import static dev.lockstep.store.SqlArrays.EPOCH_MS;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.DeferredReply;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.engine.Waiter;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import java.nio.charset.StandardCharsets;
@@ -45,15 +47,17 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     // filtering them by ID; the retention index is closed to this statement (V7), and the IDs joined
     // row by row make the key's probes the cheapest plan left (StorePlansIT).
     static final String SELECT_REQUESTS =
-            "SELECT request_id, fingerprint, reply, record_offset, applied_at FROM request_log "
+            "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM request_log "
                     + "WHERE (topic, partition, request_id) IN (SELECT ?::text, ?::integer, unnest(?::text[]))";
     // A request ID applied again after its retention replaces its old entry.
     private static final String UPSERT_REQUESTS =
-            "INSERT INTO request_log (request_id, fingerprint, reply, topic, partition, record_offset, applied_at) "
-                    + "SELECT id, fp, body, ?, ?, off, " + EPOCH_MS.formatted("at")
-                    + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS u(id, fp, body, off, at) "
+            "INSERT INTO request_log (request_id, fingerprint, reply, topic, partition, record_offset, applied_at, "
+                    + "decided_offset) SELECT id, fp, body, ?, ?, off, " + EPOCH_MS.formatted("at") + ", NULLIF(dec, off)"
+                    + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) "
+                    + "AS u(id, fp, body, off, at, dec) "
                     + "ON CONFLICT (topic, partition, request_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
-                    + "reply = EXCLUDED.reply, record_offset = EXCLUDED.record_offset, applied_at = EXCLUDED.applied_at";
+                    + "reply = EXCLUDED.reply, record_offset = EXCLUDED.record_offset, applied_at = EXCLUDED.applied_at, "
+                    + "decided_offset = EXCLUDED.decided_offset";
     private static final String SELECT_EVENTS =
             "SELECT record_offset, event_index, resource, event FROM lease_events "
                     + "WHERE topic = ? AND partition = ? AND record_offset >= ? AND record_offset < ?";
@@ -66,6 +70,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     private final Connection connection;
     private final PartitionId partition;
     private final LeaseRows leases;
+    private final WaiterRows waiters;
     private final Map<PartitionId, Instant> checkpointed;
     private Optional<Instant> savedClock = Optional.empty();
 
@@ -74,6 +79,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         this.connection = connection;
         this.partition = partition;
         this.leases = new LeaseRows(connection, partition);
+        this.waiters = new WaiterRows(connection, partition);
         this.checkpointed = checkpointed;
     }
 
@@ -156,12 +162,30 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     String value = rs.getString(4);
                     LeaseEvent event = EventCodec.decode(value.getBytes(StandardCharsets.UTF_8));
                     events.add(new EventEntry(rs.getLong(1), rs.getInt(2), event.eventId(), event.kind(), rs.getString(3),
-                            value));
+                            value, event.waited()));
                 }
             }
             return events;
         } catch (SQLException e) {
             throw fail("reading lease events", e);
+        }
+    }
+
+    @Override
+    public List<Waiter> waiters(LeaseQuery leases, Collection<String> requestIds) {
+        try {
+            return waiters.read(leases.resources(), requestIds, leases.endingAfter(), leases.endingBy());
+        } catch (SQLException e) {
+            throw fail("reading the wait queues", e);
+        }
+    }
+
+    @Override
+    public List<DeferredReply> deferredReplies(long fromOffset, long toOffset) {
+        try {
+            return waiters.replies(fromOffset, toOffset);
+        } catch (SQLException e) {
+            throw fail("reading the replies given to waiters", e);
         }
     }
 
@@ -182,6 +206,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         leases.write(script, state.changedLeases(), state.removedLeases());
         upsertRequests(script, state.changedRequests());
         insertEvents(script, state.newEvents());
+        waiters.write(script, state.queues().joined(), state.queues().left());
+        waiters.insertReplies(script, state.newDeferredReplies());
         script.add(UPDATE_POSITION, (update, at) -> {
             update.setLong(at.next(), position.nextOffset());
             update.setLong(at.next(), position.clock().toEpochMilli());
@@ -246,6 +272,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             insert.setArray(at.next(), SqlArrays.bigint(connection, requests.stream().map(RequestEntry::offset).toList()));
             insert.setArray(at.next(), SqlArrays.bigint(connection,
                     requests.stream().map(r -> r.appliedAt().toEpochMilli()).toList()));
+            insert.setArray(at.next(), SqlArrays.bigint(connection, requests.stream().map(RequestEntry::decidedAt).toList()));
         }, Script.exactly(requests.size(), "request entries on " + partition + " written concurrently"));
     }
 

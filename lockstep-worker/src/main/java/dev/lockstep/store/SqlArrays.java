@@ -55,10 +55,16 @@ final class SqlArrays {
                 Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
     }
 
-    /** A request entry from the columns {@code request_id, fingerprint, reply, record_offset, applied_at}, in order. */
+    /**
+     * A request entry from the columns {@code request_id, fingerprint, reply, record_offset,
+     * applied_at, decided_offset}, in order ({@code decided_offset} null: its own).
+     */
     static RequestEntry requestEntry(ResultSet rs) throws SQLException {
+        long offset = rs.getLong(4);
+        long decided = rs.getLong(6);
+        boolean ownOffset = rs.wasNull();
         return new RequestEntry(rs.getString(1), Fingerprint.ofHex(rs.getString(2)), StoredReply.ofText(rs.getString(3)),
-                rs.getLong(4), instant(rs, 5));
+                offset, instant(rs, 5), ownOffset ? offset : decided);
     }
 
     static Instant instant(ResultSet rs, int column) throws SQLException {

@@ -8,16 +8,19 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.engine.Waiter;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.CheckpointPolicy;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
-import dev.lockstep.store.PartitionTransaction;
 import dev.lockstep.store.PartitionTransaction.LeaseQuery;
+import dev.lockstep.store.PartitionTransaction;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -88,11 +91,19 @@ final class BatchProcessor implements RecordProcessor {
             throw new DatabaseBehindException(partition, loaded.nextOffset(), floor);
         }
         long first = records.get(0).offset();
-        LeaseQuery needed = leaseQuery(batch, loaded);
+        LeaseQuery touched = leaseQuery(batch, loaded);
+        // The queues the batch may decide (and the waiters of its request IDs), and then the leases
+        // of their resources too: a waiter whose wait ends is told how long the holder has left.
+        List<Waiter> waiters = tx.waiters(touched, batch.requestIds());
+        Set<String> resources = new HashSet<>(touched.resources());
+        waiters.forEach(waiter -> resources.add(waiter.resource()));
+        LeaseQuery needed = new LeaseQuery(resources, touched.endingAfter(), touched.endingBy());
         Map<String, Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
                 : tx.leasesForUpdate(needed.resources(), needed.endingAfter(), needed.endingBy());
+        boolean fetchedAgain = first < loaded.nextOffset();
         PartitionState state = new PartitionState(loaded, leases, opening.requests(),
-                first < loaded.nextOffset() ? tx.events(first, loaded.nextOffset()) : List.of());
+                fetchedAgain ? tx.events(first, loaded.nextOffset()) : List.of(), waiters,
+                fetchedAgain ? tx.deferredReplies(first, loaded.nextOffset()) : List.of());
         List<Outbound> out = batch.applyTo(state);
         out.forEach(result -> {
             if (result instanceof Outbound.DeadLetter dead) {

@@ -61,6 +61,13 @@ final class Instruments implements AutoCloseable {
             }
         }).description("Leases live at their partition's log time, over every partition of the command topic")
                 .register(registry);
+        Gauge.builder("lockstep.waiters", store, s -> {
+            try {
+                return s.waiters(commandTopic);
+            } catch (StoreException e) {
+                return Double.NaN;
+            }
+        }).description("Acquires waiting in the queues of every partition of the command topic").register(registry);
         return new Instruments(consumerMetrics, producerMetrics, registry, consumer);
     }
 

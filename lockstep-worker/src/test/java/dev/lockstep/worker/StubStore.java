@@ -43,6 +43,11 @@ final class StubStore implements LockStore {
         return 0;
     }
 
+    @Override
+    public long waiters(String topic) {
+        return 0;
+    }
+
     /** Where leases end, as the test says. */
     Map<Integer, Instant> ending = Map.of();
 

@@ -1,0 +1,78 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.CommandType;
+import dev.lockstep.core.Outcome;
+import dev.lockstep.protocol.Fingerprint;
+import dev.lockstep.protocol.Reply;
+import dev.lockstep.protocol.ReplyEncoder;
+import java.util.Optional;
+
+/**
+ * Answers the {@link PartitionMachine} gives without deciding anything: to a record applied
+ * before and fetched again, to a marker of an undeliverable reply, to a retried request ID.
+ */
+final class Answers {
+
+    private Answers() {
+    }
+
+    /**
+     * A record applied before (redelivered after a failed acknowledgement): the same answer again.
+     * Its request's entry says how it was answered: at its own offset it was applied; at an earlier
+     * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
+     */
+    static Optional<Outbound> again(Inbound record, Triaged triaged, PartitionState state) {
+        if (triaged instanceof Triaged.Tick) {
+            return Optional.empty();
+        } else if (triaged instanceof Triaged.DeadLetter dead) {
+            return Optional.of(dead.of(record));
+        } else if (triaged instanceof Triaged.Undelivered marker) {
+            return Optional.of(undelivered(record, marker, state));
+        } else if (triaged instanceof Triaged.Reject reject) {
+            return Optional.of(reject.reply(record));
+        }
+        Triaged.Apply apply = (Triaged.Apply) triaged;
+        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
+        if (entry.isPresent() && entry.get().deferred() && entry.get().offset() == record.offset()
+                || entry.isEmpty() && state.queues().waiting(apply.requestId()).isPresent()) {
+            // An acquire that joined a queue here got no reply here: the record that decides it sends it.
+            return Optional.empty();
+        }
+        if (entry.isEmpty()) {
+            return Optional.of(new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE));
+        }
+        return Optional.of(retried(record, apply, entry.get(), Fingerprint.of(apply.command())));
+    }
+
+    /**
+     * A marker: the reply the marked record got, to the dead letters. It is that record's answer
+     * again (its request's entry as of its offset), so the dead letter is the log's, whenever and
+     * by whomever the marker was written; the marker itself changes no lease and no request entry.
+     */
+    static Outbound undelivered(Inbound record, Triaged.Undelivered marker, PartitionState state) {
+        if (marker.marked() instanceof Triaged.Reject reject) {
+            return reject.reply(record).undeliverable(marker.reason());
+        }
+        Triaged.Apply apply = (Triaged.Apply) marker.marked();
+        Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= marker.offset());
+        if (entry.isEmpty()) {
+            return new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE);
+        }
+        return retried(record, apply, entry.get(), Fingerprint.of(apply.command())).undeliverable(marker.reason());
+    }
+
+    /** The stored reply again when the command is the same; {@code invalid} when the request ID is reused. */
+    static Outbound.ReplyRecord retried(Inbound record, Triaged.Apply apply, RequestEntry prior,
+            Fingerprint fingerprint) {
+        Optional<CommandType> type = Optional.of(apply.command().type());
+        if (prior.fingerprint().equals(fingerprint)) {
+            return apply.reply(record, prior.reply().bytes(), new Outbound.Answer.Repeated(type));
+        }
+        return reusedRequestId(record, apply);
+    }
+
+    static Outbound.ReplyRecord reusedRequestId(Inbound record, Triaged.Apply apply) {
+        return apply.reply(record, ReplyEncoder.encode(Reply.Rejected.reusedRequestId(apply.command())),
+                new Outbound.Answer.Decided(Optional.of(apply.command().type()), Outcome.INVALID));
+    }
+}

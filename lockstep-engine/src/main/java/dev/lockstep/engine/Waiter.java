@@ -1,0 +1,49 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.Command;
+import dev.lockstep.protocol.Fingerprint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * An acquire waiting in its resource's queue: everything its grant, or the end of its wait, is
+ * decided and answered by, since the record that queued it is not read again.
+ *
+ * @param offset the acquire's offset: the queue's order
+ * @param queuedAt the log time it joined the queue
+ * @param deadline the log time its wait ends: {@code queuedAt + wait}
+ * @param route where its one reply goes
+ * @param correlationId its {@code kafka_correlationId}, copied onto that reply
+ */
+public record Waiter(String resource, String requestId, String owner, Duration ttl, long offset, Instant queuedAt,
+        Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint) {
+
+    /** By deadline, then by place in the log: the order waits end in. */
+    static final Comparator<Waiter> BY_DEADLINE = Comparator.comparing(Waiter::deadline)
+            .thenComparingLong(Waiter::offset);
+
+    public Waiter {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(ttl, "ttl");
+        Objects.requireNonNull(queuedAt, "queuedAt");
+        Objects.requireNonNull(deadline, "deadline");
+        Objects.requireNonNull(route, "route");
+        Objects.requireNonNull(correlationId, "correlationId");
+        Objects.requireNonNull(fingerprint, "fingerprint");
+    }
+
+    static Waiter of(Command.Acquire acquire, Triaged.Apply apply, long offset, Instant now) {
+        return new Waiter(acquire.resource(), acquire.requestId(), acquire.owner(), acquire.ttl(), offset, now,
+                now.plus(acquire.maxWait()), apply.route(), apply.correlationId(), Fingerprint.of(acquire));
+    }
+
+    /** The acquire as the lock rules take it when its turn comes: it waits no more. */
+    Command.Acquire acquire() {
+        return new Command.Acquire(requestId, resource, owner, ttl);
+    }
+}

@@ -1,0 +1,298 @@
+package dev.lockstep.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.ReplyDecoder;
+import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fair waiting, decided in the log: an acquire that waits joins its resource's queue and gets one
+ * reply, when its turn comes (granted at the record that freed the resource, with that record's
+ * token) or when its wait ends; a retry while it waits gets nothing more; a cancellation takes it
+ * out; a full queue refuses at once; a record fetched again publishes the same replies again.
+ */
+class QueueTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-06T10:00:00Z");
+    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
+            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
+    private long offset;
+    private Instant time = T0;
+
+    private Step at(Instant when, String json) {
+        time = when;
+        return send(json);
+    }
+
+    private Step send(String json) {
+        Inbound record = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(time));
+        return machine.step(record, state);
+    }
+
+    private Step tick(Instant when) {
+        time = when;
+        return machine.step(TickTest.tick(offset++, when), state);
+    }
+
+    private static String acquire(String id, String owner, int ttlSeconds, long waitMs) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\",\"ttl_seconds\":" + ttlSeconds + (waitMs > 0 ? ",\"wait_ms\":" + waitMs : "") + "}";
+    }
+
+    private static String release(String id, String owner) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner + "\"}";
+    }
+
+    private static String cancel(String id, String owner, String acquireId) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\",\"cancels\":\"" + acquireId + "\"}";
+    }
+
+    private static Verdict verdict(Outbound.ReplyRecord reply) {
+        return ReplyDecoder.decode(reply.value()).orElseThrow().reply();
+    }
+
+    private static List<LeaseEvent> events(Step step) {
+        return step.events().stream().map(e -> EventCodec.decode(e.value())).toList();
+    }
+
+    @Test
+    void waitersAreGrantedInLogOrderEachAtTheRecordThatFreedTheResource() {
+        at(T0, acquire("a", "holder", 30, 0));
+        Step queuedB = at(T0.plusSeconds(1), acquire("b", "second", 30, 60_000));
+        Step queuedC = at(T0.plusSeconds(2), acquire("c", "third", 30, 60_000));
+
+        assertThat(queuedB.answer()).as("no reply while it waits").isEmpty();
+        assertThat(events(queuedB)).extracting(LeaseEvent::kind).containsExactly(LeaseEvent.Kind.QUEUED);
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("b", "c");
+        assertThat(queuedC.answer()).isEmpty();
+
+        long releaseOffset = offset;
+        Step released = at(T0.plusSeconds(5), release("r", "holder"));
+
+        assertThat(released.answer()).get().satisfies(own ->
+                assertThat(verdict((Outbound.ReplyRecord) own)).isEqualTo(new Verdict.Released()));
+        assertThat(released.deferred()).singleElement().satisfies(reply -> {
+            assertThat(reply.requestId()).isEqualTo("b");
+            assertThat(reply.source().offset()).as("published with the release").isEqualTo(releaseOffset);
+            Verdict.Acquired granted = (Verdict.Acquired) verdict(reply);
+            assertThat(granted.lease().owner()).isEqualTo("second");
+            assertThat(granted.lease().fencingToken()).as("the releasing record's token")
+                    .isEqualTo(state.position().tokenAt(releaseOffset));
+            assertThat(granted.lease().acquiredAt()).isEqualTo(T0.plusSeconds(5));
+            assertThat(granted.lease().expiresAt()).isEqualTo(T0.plusSeconds(35));
+        });
+        assertThat(events(released)).extracting(LeaseEvent::kind)
+                .containsExactly(LeaseEvent.Kind.RELEASED, LeaseEvent.Kind.GRANTED);
+        assertThat(events(released).get(1).waited()).contains(Duration.ofSeconds(4));
+        assertThat(events(released).get(1).requestId()).as("the waiting acquire's").contains("b");
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("c");
+
+        Step next = at(T0.plusSeconds(6), release("r2", "second"));
+        assertThat(next.deferred()).singleElement().satisfies(reply -> assertThat(reply.requestId()).isEqualTo("c"));
+    }
+
+    @Test
+    void aLeaseThatEndsGoesToTheFirstWaiterAtTheRecordThatShowsTheEnd() {
+        at(T0, acquire("a", "holder", 2, 0));
+        at(T0.plusSeconds(1), acquire("b", "next", 10, 30_000));
+
+        Step shown = tick(T0.plusMillis(2_250));
+
+        assertThat(events(shown)).extracting(LeaseEvent::kind)
+                .containsExactly(LeaseEvent.Kind.EXPIRED, LeaseEvent.Kind.TAKEN_OVER);
+        assertThat(shown.deferred()).singleElement().satisfies(reply -> {
+            assertThat(reply.requestId()).isEqualTo("b");
+            assertThat(((Verdict.Acquired) verdict(reply)).lease().acquiredAt()).isEqualTo(T0.plusMillis(2_250));
+        });
+        assertThat(shown.answer()).as("the tick itself is not answered").isEmpty();
+    }
+
+    @Test
+    void aNewcomerAtTheRecordThatFreesTheResourceDoesNotPassTheWaiters() {
+        at(T0, acquire("a", "holder", 2, 0));
+        at(T0.plusSeconds(1), acquire("b", "waiter", 10, 30_000));
+
+        Step newcomer = at(T0.plusSeconds(3), acquire("n", "newcomer", 10, 0));
+
+        assertThat(verdict((Outbound.ReplyRecord) newcomer.answer().orElseThrow()))
+                .as("told how long the waiter's lease will hold").isEqualTo(new Verdict.NotAcquired(Duration.ofSeconds(10)));
+        assertThat(newcomer.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("b");
+        assertThat(state.lease("job")).get().extracting(lease -> lease.owner()).isEqualTo("waiter");
+    }
+
+    @Test
+    void oneRecordGrantsAResourceOnceWhateverItsOwnCommandDoes() {
+        at(T0, acquire("a", "holder", 2, 0));
+        at(T0.plusSeconds(1), acquire("b", "first", 10, 30_000));
+        at(T0.plusSeconds(1), acquire("c", "second", 10, 30_000));
+
+        // The holder's lease ended before this record; its own command is the first waiter's release
+        // (it holds nothing yet), so the resource is handed over once, after it.
+        Step step = at(T0.plusSeconds(3), release("r", "first"));
+
+        assertThat(verdict((Outbound.ReplyRecord) step.answer().orElseThrow())).isEqualTo(new Verdict.NotFound());
+        assertThat(step.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("b");
+        assertThat(events(step)).extracting(LeaseEvent::kind)
+                .containsExactly(LeaseEvent.Kind.EXPIRED, LeaseEvent.Kind.TAKEN_OVER);
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("c");
+    }
+
+    @Test
+    void aWaitThatEndsFirstIsAnsweredWaitExpiredAndSkipped() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "impatient", 30, 2_000));
+        at(T0.plusSeconds(2), acquire("c", "patient", 30, 60_000));
+
+        Step shown = tick(T0.plusSeconds(4));
+
+        assertThat(shown.deferred()).singleElement().satisfies(reply -> {
+            assertThat(reply.requestId()).isEqualTo("b");
+            assertThat(verdict(reply)).isEqualTo(new Verdict.NotAcquired(Duration.ofSeconds(26),
+                    Optional.of(WaitEnd.WAIT_EXPIRED)));
+        });
+        assertThat(events(shown)).singleElement().satisfies(event -> {
+            assertThat(event.kind()).isEqualTo(LeaseEvent.Kind.WAIT_EXPIRED);
+            assertThat(event.at()).as("the instant the wait ended").isEqualTo(T0.plusSeconds(3));
+            assertThat(event.requestId()).contains("b");
+        });
+        Step released = at(T0.plusSeconds(5), release("r", "holder"));
+        assertThat(released.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("c");
+    }
+
+    @Test
+    void aRetryWhileWaitingGetsNothingMoreAndAfterItsAnswerTheSameReply() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
+
+        Step retried = at(T0.plusSeconds(2), acquire("b", "next", 30, 60_000));
+        Step reused = at(T0.plusSeconds(2), acquire("b", "other", 30, 60_000));
+        Step released = at(T0.plusSeconds(3), release("r", "holder"));
+        Step afterwards = at(T0.plusSeconds(4), acquire("b", "next", 30, 60_000));
+
+        assertThat(retried.answer()).isEmpty();
+        assertThat(retried.events()).as("it does not join twice").isEmpty();
+        assertThat(verdict((Outbound.ReplyRecord) reused.answer().orElseThrow())).isInstanceOf(Verdict.Invalid.class);
+        assertThat(((Outbound.ReplyRecord) afterwards.answer().orElseThrow()).value())
+                .isEqualTo(released.deferred().get(0).value());
+    }
+
+    @Test
+    void aCancelledWaiterLeavesTheQueueAnsweredAndOnlyItsOwnerMayCancelIt() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "gives-up", 30, 60_000));
+
+        Step forged = at(T0.plusSeconds(2), cancel("x", "someone-else", "b"));
+        Step cancelled = at(T0.plusSeconds(2), cancel("c", "gives-up", "b"));
+
+        assertThat(verdict((Outbound.ReplyRecord) forged.answer().orElseThrow())).isEqualTo(new Verdict.Forbidden());
+        assertThat(verdict((Outbound.ReplyRecord) cancelled.answer().orElseThrow())).isEqualTo(new Verdict.NotFound());
+        assertThat(cancelled.deferred()).singleElement().satisfies(reply -> assertThat(verdict(reply))
+                .isEqualTo(new Verdict.NotAcquired(Duration.ofSeconds(28), Optional.of(WaitEnd.CANCELLED))));
+        assertThat(events(cancelled)).extracting(LeaseEvent::kind).containsExactly(LeaseEvent.Kind.CANCELLED);
+        assertThat(state.queues().queue("job")).isEmpty();
+        assertThat(at(T0.plusSeconds(3), release("r", "holder")).deferred()).isEmpty();
+    }
+
+    @Test
+    void aStatusSaysHowManyWait() {
+        at(T0, acquire("a", "holder", 30, 0));
+        Step alone = at(T0.plusMillis(1), "{\"request_id\":\"s1\",\"type\":\"status\",\"resource\":\"job\"}");
+        at(T0.plusMillis(2), acquire("b", "x", 30, 60_000));
+        at(T0.plusMillis(3), acquire("c", "y", 30, 60_000));
+
+        Step two = at(T0.plusMillis(4), "{\"request_id\":\"s2\",\"type\":\"status\",\"resource\":\"job\"}");
+
+        assertThat(new String(((Outbound.ReplyRecord) alone.answer().orElseThrow()).value(), StandardCharsets.UTF_8))
+                .as("as it always read").doesNotContain("waiters");
+        assertThat(verdict((Outbound.ReplyRecord) two.answer().orElseThrow())).isInstanceOfSatisfying(
+                Verdict.Locked.class, locked -> assertThat(locked.waiters()).isEqualTo(2));
+    }
+
+    @Test
+    void theHolderReacquiringAndAFreeResourceAreAnsweredAtOnce() {
+        Step free = at(T0, acquire("a", "holder", 30, 5_000));
+        Step again = at(T0.plusSeconds(1), acquire("a2", "holder", 30, 5_000));
+
+        assertThat(verdict((Outbound.ReplyRecord) free.answer().orElseThrow())).isInstanceOf(Verdict.Acquired.class);
+        assertThat(verdict((Outbound.ReplyRecord) again.answer().orElseThrow())).isInstanceOf(Verdict.Acquired.class);
+        assertThat(state.queues().queue("job")).isEmpty();
+    }
+
+    @Test
+    void aFullQueueRefusesAtOnce() {
+        at(T0, acquire("a", "holder", 30, 0));
+        for (int i = 0; i < Limits.MAX_WAITERS; i++) {
+            assertThat(at(T0.plusMillis(1), acquire("w" + i, "w" + i, 30, 60_000)).answer()).isEmpty();
+        }
+
+        Step refused = at(T0.plusMillis(2), acquire("late", "late", 30, 60_000));
+
+        assertThat(verdict((Outbound.ReplyRecord) refused.answer().orElseThrow())).isInstanceOfSatisfying(
+                Verdict.NotAcquired.class, no -> assertThat(no.reason()).contains(WaitEnd.QUEUE_FULL));
+    }
+
+    @Test
+    void aRecordFetchedAgainPublishesTheSameRepliesAgainAndTheQueuedAcquireNone() {
+        at(T0, acquire("a", "holder", 30, 0));
+        long queuedAt = offset;
+        Inbound queued = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
+                acquire("b", "next", 30, 60_000).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE,
+                Optional.of(T0.plusSeconds(1)));
+        machine.step(queued, state);
+        Inbound release = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
+                release("r", "holder").getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE,
+                Optional.of(T0.plusSeconds(2)));
+        Step first = machine.step(release, state);
+
+        Step queuedAgain = machine.step(queued, state);
+        Step releaseAgain = machine.step(release, state);
+
+        assertThat(queuedAgain.answer()).as("the acquire at %d got its reply from the release", queuedAt).isEmpty();
+        assertThat(releaseAgain.deferred()).extracting(Outbound.ReplyRecord::value)
+                .containsExactlyElementsOf(first.deferred().stream().map(Outbound.ReplyRecord::value).toList());
+        assertThat(releaseAgain.events()).extracting(Outbound.Event::entry)
+                .containsExactlyElementsOf(first.events().stream().map(Outbound.Event::entry).toList());
+    }
+
+    @Test
+    void aReplayMakesTheSameRepliesAndEvents() {
+        PartitionState replay = PartitionState.empty(PartitionPosition.START);
+        replay.forReplay();
+        List<String> commands = List.of(acquire("a", "h", 2, 0), acquire("b", "x", 5, 10_000),
+                acquire("c", "y", 5, 1_000), cancel("d", "x", "b"), acquire("e", "z", 5, 20_000));
+        for (int i = 0; i < 8; i++) {
+            Instant when = T0.plusMillis(700L * i);
+            Inbound record = i < commands.size()
+                    ? new Inbound("lock.commands", 0, i, "job".getBytes(StandardCharsets.UTF_8),
+                            commands.get(i).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(when))
+                    : TickTest.tick(i, when);
+            Step worker = machine.step(record, state);
+            Step replayed = machine.step(record, replay);
+            assertThat(replayed.all()).usingElementComparator((x, y) -> text(x).compareTo(text(y)))
+                    .containsExactlyElementsOf(worker.all());
+        }
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("e");
+    }
+
+    private static String text(Outbound out) {
+        if (out instanceof Outbound.ReplyRecord reply) {
+            return reply.requestId() + new String(reply.value(), StandardCharsets.UTF_8);
+        } else if (out instanceof Outbound.Event event) {
+            return event.entry().value();
+        }
+        return out.toString();
+    }
+}

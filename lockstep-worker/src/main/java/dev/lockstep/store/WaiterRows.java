@@ -1,0 +1,158 @@
+package dev.lockstep.store;
+
+import static dev.lockstep.store.SqlArrays.EPOCH_MS;
+
+import dev.lockstep.core.Outcome;
+import dev.lockstep.engine.DeferredReply;
+import dev.lockstep.engine.ReplyRoute;
+import dev.lockstep.engine.StoredReply;
+import dev.lockstep.engine.Waiter;
+import dev.lockstep.protocol.Fingerprint;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * One batch's reads and writes of the wait queues ({@code lock_waiters}) and of the replies the
+ * batch's records gave waiters ({@code deferred_replies}). A waiter is read with everything its
+ * one reply needs, since the record that queued it is not read again.
+ */
+final class WaiterRows {
+
+    // The queues of the batch's resources and of the partition's leases that end within its log
+    // time, the waiters of its request IDs, and every waiter whose wait ends within its log time.
+    private static final String SELECT =
+            "SELECT record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
+                    + "reply_partition, correlation_id, fingerprint FROM lock_waiters w WHERE w.topic = ? "
+                    + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
+                    + EPOCH_MS.formatted("?") + " OR w.resource IN (SELECT d.resource FROM distributed_locks d "
+                    + "WHERE d.topic = w.topic AND d.partition = w.partition AND d.expires_at > " + EPOCH_MS.formatted("?")
+                    + " AND d.expires_at <= " + EPOCH_MS.formatted("?") + "))";
+    private static final String INSERT =
+            "INSERT INTO lock_waiters (topic, partition, record_offset, resource, request_id, owner, ttl_ms, queued_at, "
+                    + "deadline, reply_topic, reply_partition, correlation_id, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                    + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?") + ", ?, ?, ?, ?)";
+    private static final String DELETE =
+            "DELETE FROM lock_waiters WHERE topic = ? AND partition = ? AND record_offset = ANY(?)";
+    private static final String SELECT_REPLIES =
+            "SELECT record_offset, reply_index, request_id, reply_topic, reply_partition, correlation_id, reply, outcome "
+                    + "FROM deferred_replies WHERE topic = ? AND partition = ? AND record_offset >= ? AND record_offset < ?";
+    private static final String INSERT_REPLY =
+            "INSERT INTO deferred_replies (topic, partition, record_offset, reply_index, request_id, reply_topic, "
+                    + "reply_partition, correlation_id, reply, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+    private final Connection connection;
+    private final PartitionId partition;
+
+    WaiterRows(Connection connection, PartitionId partition) {
+        this.connection = connection;
+        this.partition = partition;
+    }
+
+    List<Waiter> read(Collection<String> resources, Collection<String> requestIds, Instant endingAfter,
+            Instant endingBy) throws SQLException {
+        List<Waiter> waiters = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(SELECT)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setArray(3, SqlArrays.text(connection, resources));
+            select.setArray(4, SqlArrays.text(connection, requestIds));
+            select.setLong(5, endingBy.toEpochMilli());
+            select.setLong(6, endingAfter.toEpochMilli());
+            select.setLong(7, endingBy.toEpochMilli());
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    waiters.add(new Waiter(rs.getString(2), rs.getString(3), rs.getString(4),
+                            Duration.ofMillis(rs.getLong(5)), rs.getLong(1), SqlArrays.instant(rs, 6),
+                            SqlArrays.instant(rs, 7), route(rs, 8), Optional.ofNullable(rs.getBytes(10)),
+                            Fingerprint.ofHex(rs.getString(11))));
+                }
+            }
+        }
+        return waiters;
+    }
+
+    /** The waiters that joined, and the offsets of those that left, since the batch read them. */
+    void write(Script script, Collection<Waiter> joined, Collection<Long> left) {
+        if (!left.isEmpty()) {
+            script.add(DELETE, (delete, at) -> {
+                delete.setString(at.next(), partition.topic());
+                delete.setInt(at.next(), partition.partition());
+                delete.setArray(at.next(), SqlArrays.bigint(connection, left));
+            }, Script.exactly(left.size(), "waiters on " + partition + " removed concurrently"));
+        }
+        for (Waiter waiter : joined) {
+            script.add(INSERT, (insert, at) -> {
+                insert.setString(at.next(), partition.topic());
+                insert.setInt(at.next(), partition.partition());
+                insert.setLong(at.next(), waiter.offset());
+                insert.setString(at.next(), waiter.resource());
+                insert.setString(at.next(), waiter.requestId());
+                insert.setString(at.next(), waiter.owner());
+                insert.setLong(at.next(), waiter.ttl().toMillis());
+                insert.setLong(at.next(), waiter.queuedAt().toEpochMilli());
+                insert.setLong(at.next(), waiter.deadline().toEpochMilli());
+                bindRoute(insert, at, waiter.route());
+                insert.setBytes(at.next(), waiter.correlationId().orElse(null));
+                insert.setString(at.next(), waiter.fingerprint().hex());
+            }, Script.exactly(1, "a waiter on " + partition + " written concurrently"));
+        }
+    }
+
+    List<DeferredReply> replies(long fromOffset, long toOffset) throws SQLException {
+        List<DeferredReply> replies = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(SELECT_REPLIES)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setLong(3, fromOffset);
+            select.setLong(4, toOffset);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    replies.add(new DeferredReply(rs.getLong(1), rs.getInt(2), rs.getString(3), route(rs, 4),
+                            Optional.ofNullable(rs.getBytes(6)), StoredReply.ofText(rs.getString(7)),
+                            Outcome.fromWireName(rs.getString(8)).orElseThrow()));
+                }
+            }
+        }
+        return replies;
+    }
+
+    void insertReplies(Script script, List<DeferredReply> replies) {
+        for (DeferredReply reply : replies) {
+            script.add(INSERT_REPLY, (insert, at) -> {
+                insert.setString(at.next(), partition.topic());
+                insert.setInt(at.next(), partition.partition());
+                insert.setLong(at.next(), reply.offset());
+                insert.setInt(at.next(), reply.index());
+                insert.setString(at.next(), reply.requestId());
+                bindRoute(insert, at, reply.route());
+                insert.setBytes(at.next(), reply.correlationId().orElse(null));
+                insert.setString(at.next(), reply.reply().text());
+                insert.setString(at.next(), reply.outcome().wireName());
+            }, Script.exactly(1, "a deferred reply on " + partition + " written concurrently"));
+        }
+    }
+
+    private static ReplyRoute route(ResultSet rs, int column) throws SQLException {
+        int replyPartition = rs.getInt(column + 1);
+        return new ReplyRoute(rs.getString(column), rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(replyPartition));
+    }
+
+    private static void bindRoute(PreparedStatement statement, Script.Index at, ReplyRoute route) throws SQLException {
+        statement.setString(at.next(), route.topic());
+        if (route.partition().isPresent()) {
+            statement.setInt(at.next(), route.partition().getAsInt());
+        } else {
+            statement.setNull(at.next(), Types.INTEGER);
+        }
+    }
+}
