@@ -19,6 +19,8 @@ export interface Reply {
   outcome: Outcome;
   lock: Lock | null;
   retryAfterMs: number | null;
+  /** why an acquire that waited is not_acquired */
+  reason: 'wait_expired' | 'queue_full' | 'cancelled' | null;
   problem: Problem | null;
   /** the reply's JSON as the worker wrote it */
   raw: string;
@@ -37,6 +39,7 @@ export interface Command {
   resource: string;
   owner?: string;
   ttl_seconds?: number;
+  wait_ms?: number;
   fencing_token?: number;
   cancels?: string;
 }
@@ -58,7 +61,7 @@ export class LockClient {
   readonly replyPartition: number;
   start(): Promise<LockClient>;
   close(): Promise<void>;
-  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string }): Promise<Reply>;
+  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number }): Promise<Reply>;
   renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   status(resource: string, options?: { requestId?: string }): Promise<Reply>;

@@ -28,6 +28,9 @@ function onePartition(topic, partition) {
   });
 }
 
+
+/** The longest an acquire may wait in its resource's queue (the protocol's wait_ms bound). */
+const MAX_WAIT_MS = 300000;
 /**
  * lockstep's commands over Kafka, from Node (KafkaJS). One per service instance. It reads one partition
  * of the reply topic (random unless `replyPartition` says) and has the worker answer there, as the Java
@@ -95,9 +98,15 @@ class LockClient {
     if (this._producer) await this._producer.disconnect();
   }
 
-  /** `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`); a timed-out acquire is cancelled. */
-  async acquire(resource, owner, ttl, { requestId } = {}) {
-    const command = LockClient._command('acquire', resource, requestId, { owner, ttl_seconds: ttl });
+  /**
+   * `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`). With `waitSeconds` (at most 300),
+   * held by another owner, it waits in the resource's queue: one command, one reply when its turn comes,
+   * or `not_acquired` with `reply.reason` `wait_expired`. A timed-out acquire is cancelled.
+   */
+  async acquire(resource, owner, ttl, { requestId, waitSeconds } = {}) {
+    const command = LockClient._command('acquire', resource, requestId, {
+      owner, ttl_seconds: ttl, wait_ms: waitSeconds ? Math.round(waitSeconds * 1000) : undefined,
+    });
     try {
       return await this._answer(command);
     } catch (e) {
@@ -128,16 +137,21 @@ class LockClient {
   }
 
   /**
-   * A HeldLease (renewing itself), or null when the lock could not be had within `waitSeconds`. An attempt
-   * answered not_acquired is retried with a new request ID after a jittered backoff (50 ms doubling to
-   * 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent again with its
-   * ID, and cancelled when the wait is over.
+   * A HeldLease (renewing itself), or null when the lock could not be had within `waitSeconds`. Each
+   * attempt waits in the resource's queue for what is left of the wait (at most 300 s; a longer wait
+   * queues again when one ends): the worker grants it when its turn comes, no polling. An attempt refused
+   * without waiting (a full queue) is retried with a new request ID after a jittered backoff (50 ms
+   * doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
+   * again with its ID, and cancelled when the wait is over.
    */
   async tryAcquire(resource, owner, ttl, waitSeconds = 0) {
     const deadline = now() + waitSeconds * 1000;
     let backoff = 50;
     for (;;) {
-      const command = LockClient._command('acquire', resource, undefined, { owner, ttl_seconds: ttl });
+      const queueing = Math.floor(Math.min(Math.max(deadline - now(), 0), MAX_WAIT_MS));
+      const command = LockClient._command('acquire', resource, undefined, {
+        owner, ttl_seconds: ttl, wait_ms: queueing || undefined,
+      });
       const firstSent = now();
       let reply;
       for (;;) {
@@ -158,6 +172,7 @@ class LockClient {
       }
       const left = deadline - now();
       if (left <= 0) return null;
+      if (reply.reason === 'wait_expired') continue;
       const pause = Math.min(backoff * (0.5 + Math.random() / 2), left, reply.retryAfterMs || backoff);
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, pause)));
       backoff = Math.min(backoff * 2, 1000);
@@ -218,9 +233,11 @@ class LockClient {
     pending.waiters += 1;
     let timer;
     try {
+      // An acquire that waits in the queue is answered up to its wait later.
+      const waitFor = this.requestTimeoutMs + (command.wait_ms || 0);
       const timeout = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new LockTimeoutError(
-          `no reply to ${command.type} ${id} of ${command.resource} within ${this.requestTimeoutMs} ms`)), this.requestTimeoutMs);
+          `no reply to ${command.type} ${id} of ${command.resource} within ${waitFor} ms`)), waitFor);
       });
       if (publish) await Promise.race([this._publish(command, payload), timeout]);
       return await Promise.race([pending.done, timeout]);

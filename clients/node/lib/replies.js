@@ -29,7 +29,8 @@ function parseReply(value) {
   }
   return {
     requestId: body.request_id, type: body.type ?? null, resource: body.resource ?? null, outcome: body.outcome,
-    lock, retryAfterMs: body.retry_after_ms ?? null, problem: body.problem ?? null, raw: value.toString('utf8'),
+    lock, retryAfterMs: body.retry_after_ms ?? null, reason: body.reason ?? null, problem: body.problem ?? null,
+    raw: value.toString('utf8'),
   };
 }
 

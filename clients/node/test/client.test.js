@@ -12,6 +12,45 @@ const { settings, deadLetterTopic } = require('./settings');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const fresh = (name) => `node-${name}-${crypto.randomUUID().slice(0, 8)}`;
 
+describe('waiting in the queue', () => {
+  let client;
+  before(async () => { client = await LockClient.connect(settings()); });
+  after(async () => { await client.close(); });
+
+  it('grants a waiter when the holder releases, one command, no polling', async () => {
+    const resource = fresh('queue');
+    const held = await client.acquire(resource, 'holder', 30);
+    let settled = false;
+    const waiting = client.acquire(resource, 'next', 30, { waitSeconds: 20 }).then((reply) => { settled = true; return reply; });
+    for (let i = 0; i < 200 && !(await client.status(resource)).raw.includes('"waiters":1'); i += 1) await sleep(50);
+    assert.equal(settled, false, 'it waits in the queue');
+    await client.release(resource, 'holder');
+    const granted = await waiting;
+    assert.equal(granted.outcome, 'acquired');
+    assert.ok(granted.lock.fencingToken > held.lock.fencingToken);
+    await client.release(resource, 'next');
+  });
+
+  it('answers a wait that ends wait_expired', async () => {
+    const resource = fresh('patience');
+    await client.acquire(resource, 'holder', 30);
+    const reply = await client.acquire(resource, 'late', 30, { waitSeconds: 0.5 });
+    assert.equal(reply.outcome, 'not_acquired');
+    assert.equal(reply.reason, 'wait_expired');
+    await client.release(resource, 'holder');
+  });
+
+  it('tryAcquire waits in the queue', async () => {
+    const resource = fresh('try');
+    const held = await client.acquire(resource, 'holder', 30);
+    setTimeout(() => client.release(resource, 'holder'), 1000);
+    const lease = await client.tryAcquire(resource, 'patient', 30, 20);
+    assert.ok(lease);
+    assert.ok(lease.fencingToken > held.lock.fencingToken);
+    await lease.release();
+  });
+});
+
 describe('held leases', () => {
   let client;
   before(async () => { client = await LockClient.connect(settings()); });

@@ -13,6 +13,8 @@ export async function calls(): Promise<number> {
   const client = await LockClient.connect({ brokers: ['127.0.0.1:9092'], requestTimeoutMs: 5000 });
   try {
     const acquired: Reply = await client.acquire('payment:42', 'worker-1', 30);
+    const waited: Reply = await client.acquire('payment:42', 'worker-2', 30, { waitSeconds: 5 });
+    const why: 'wait_expired' | 'queue_full' | 'cancelled' | null = waited.reason;
     const token: number = acquired.lock?.fencingToken ?? 0;
     await client.renew('payment:42', 'worker-1', 30, { fencingToken: token });
     const status = await client.status('payment:42');

@@ -23,6 +23,9 @@ from .replies import Reply, mismatch
 # (consistent_random, CRC32) puts most resources on another partition than the worker expects.
 JAVA_PARTITIONER = "murmur2_random"
 
+# The longest an acquire may wait in its resource's queue (the protocol's wait_ms bound).
+MAX_WAIT_SECONDS = 300
+
 
 class _Pending:
     """A command waiting for its reply; identical retries of it share it."""
@@ -113,10 +116,14 @@ class LockClient:
 
     # -- the four commands -------------------------------------------------------------------------
 
-    def acquire(self, resource, owner, ttl, request_id=None):
-        """``acquired`` (``reply.lock``) or ``not_acquired`` (``reply.retry_after_ms``). A timed-out acquire
-        is cancelled (LockTimeout.cancelled): a lease granted late is released at once."""
-        command = self._command("acquire", resource, request_id, owner=owner, ttl_seconds=ttl)
+    def acquire(self, resource, owner, ttl, request_id=None, wait=None):
+        """``acquired`` (``reply.lock``) or ``not_acquired`` (``reply.retry_after_ms``). With ``wait``
+        (seconds, at most 300), held by another owner, it waits in the resource's queue: one command, one
+        reply when its turn comes, or ``not_acquired`` with ``reply.reason`` ``wait_expired``. A timed-out
+        acquire is cancelled (LockTimeout.cancelled): it leaves the queue, or a lease granted late is
+        released at once."""
+        command = self._command("acquire", resource, request_id, owner=owner, ttl_seconds=ttl,
+                                wait_ms=int(wait * 1000) if wait else None)
         try:
             return self._answer(command)
         except LockTimeout:
@@ -147,13 +154,17 @@ class LockClient:
 
     def try_acquire(self, resource, owner, ttl, wait=0.0):
         """A HeldLease (renewing itself), or None when the lock could not be had within ``wait`` seconds.
-        An attempt answered not_acquired is retried with a new request ID after a jittered backoff (50 ms
-        doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
-        again with its ID, and cancelled when the wait is over."""
+        Each attempt waits in the resource's queue for what is left of ``wait`` (at most 300 s; a longer
+        wait queues again when one ends): the worker grants it when its turn comes, no polling. An
+        attempt refused without waiting (a full queue) is retried with a new request ID after a jittered
+        backoff (50 ms doubling to 1 s, never past the holder's remaining time or the wait); a timed-out
+        attempt is sent again with its ID, and cancelled when the wait is over."""
         deadline = time.monotonic() + wait
         backoff = 0.05
         while True:
-            command = self._command("acquire", resource, None, owner=owner, ttl_seconds=ttl)
+            queueing = int(min(max(deadline - time.monotonic(), 0.0), MAX_WAIT_SECONDS) * 1000)
+            command = self._command("acquire", resource, None, owner=owner, ttl_seconds=ttl,
+                                    wait_ms=queueing or None)
             first_sent = time.monotonic()
             while True:
                 try:
@@ -169,6 +180,8 @@ class LockClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
+            if reply.reason == "wait_expired":
+                continue
             pause = min(backoff * random.uniform(0.5, 1.0), left, (reply.retry_after_ms or 0) / 1000.0 or backoff)
             time.sleep(max(pause, 0.001))
             backoff = min(backoff * 2, 1.0)
@@ -216,9 +229,11 @@ class LockClient:
         try:
             if publish:
                 self._publish(command, payload)
-            if not pending.done.wait(self.request_timeout):
+            # An acquire that waits in the queue is answered up to its wait later.
+            timeout = self.request_timeout + command.get("wait_ms", 0) / 1000.0
+            if not pending.done.wait(timeout):
                 raise LockTimeout("no reply to %s %s of %s within %.1f s" % (
-                    command["type"], request_id, command["resource"], self.request_timeout))
+                    command["type"], request_id, command["resource"], timeout))
             if pending.error is not None:
                 raise pending.error
             return pending.reply

@@ -33,6 +33,8 @@ class Reply:
     retry_after_ms: Optional[int]
     problem: Optional[dict]
     raw: str
+    reason: Optional[str] = None
+    """Why an acquire that waited is ``not_acquired``: ``wait_expired``, ``queue_full`` or ``cancelled``."""
 
     @staticmethod
     def parse(value):
@@ -54,7 +56,7 @@ class Reply:
             except (KeyError, TypeError, ValueError):
                 return None
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
-                     body.get("retry_after_ms"), body.get("problem"), text)
+                     body.get("retry_after_ms"), body.get("problem"), text, body.get("reason"))
 
 
 def mismatch(command, reply):

@@ -96,6 +96,49 @@ class HeldLeases(WithClient):
         self.assertEqual([], overlaps)
 
 
+class Waiting(WithClient):
+    """An acquire that waits in the resource's queue: one command, the grant pushed when its turn comes."""
+
+    def resource(self):
+        return "py-queue-" + uuid.uuid4().hex[:8]
+
+    def test_a_waiter_is_granted_when_the_holder_releases(self):
+        resource = self.resource()
+        held = self.client.acquire(resource, "holder", ttl=30)
+        replies = []
+        waiter = threading.Thread(target=lambda: replies.append(
+            self.client.acquire(resource, "next", ttl=30, wait=20)))
+        waiter.start()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and '"waiters":1' not in self.client.status(resource).raw:
+            time.sleep(0.05)
+        self.assertEqual([], replies, "it waits in the queue")
+        self.client.release(resource, "holder")
+        waiter.join(10)
+        self.assertEqual("acquired", replies[0].outcome)
+        self.assertGreater(replies[0].lock.fencing_token, held.lock.fencing_token)
+        self.client.release(resource, "next")
+
+    def test_a_wait_that_ends_is_answered_wait_expired(self):
+        resource = self.resource()
+        self.client.acquire(resource, "holder", ttl=30)
+        reply = self.client.acquire(resource, "late", ttl=30, wait=0.5)
+        self.assertEqual("not_acquired", reply.outcome)
+        self.assertEqual("wait_expired", reply.reason)
+        self.client.release(resource, "holder")
+
+    def test_try_acquire_waits_in_the_queue(self):
+        resource = self.resource()
+        held = self.client.acquire(resource, "holder", ttl=30)
+        timer = threading.Timer(1.0, lambda: self.client.release(resource, "holder"))
+        timer.start()
+        lease = self.client.try_acquire(resource, "patient", ttl=30, wait=20)
+        timer.join()
+        self.assertIsNotNone(lease)
+        self.assertGreater(lease.fencing_token, held.lock.fencing_token)
+        lease.release()
+
+
 class ReplyMatching(WithClient):
 
     def answer_by_hand(self, reply):

@@ -33,12 +33,18 @@ final class LockCommands {
                 description = "How long the lease lasts, from the broker's log-append time; at most the worker's --max-ttl.")
         long ttl;
 
+        @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "0",
+                description = "Held by another owner: wait up to this long (at most 300) in the resource's queue for "
+                        + "the lock, one command, granted in the order callers queued. Default: ${DEFAULT-VALUE}.")
+        long waitSeconds;
+
         @Mixin
         ClientOptions client;
 
         @Override
         public Integer call() {
-            return client.call(new Command.Acquire(LockClient.newRequestId(), resource, owner, Duration.ofSeconds(ttl)));
+            return client.call(new Command.Acquire(LockClient.newRequestId(), resource, owner, Duration.ofSeconds(ttl),
+                    Duration.ofSeconds(waitSeconds)));
         }
     }
 

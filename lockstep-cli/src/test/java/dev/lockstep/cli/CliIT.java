@@ -52,6 +52,9 @@ class CliIT {
 
         assertThat(run("acquire", "payment:42", "--owner", "worker-2", "--ttl", "30").exitCode())
                 .isEqualTo(ExitCodes.NOT_ACQUIRED);
+        CliRun waited = run("acquire", "payment:42", "--owner", "worker-2", "--ttl", "30", "--wait", "1");
+        assertThat(waited.exitCode()).isEqualTo(ExitCodes.NOT_ACQUIRED);
+        assertThat(waited.json().path("reason").asText()).as("it waited in the queue").isEqualTo("wait_expired");
         assertThat(run("status", "payment:42").exitCode()).isZero();
         assertThat(run("renew", "payment:42", "--owner", "worker-1", "--ttl", "60", "--fencing-token",
                 Long.toString(token)).exitCode()).isZero();

@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,15 @@ class GatewayIT {
         assertThat(held.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
                 seconds -> assertThat(seconds).isBetween(1L, 30L));
 
+        HttpResponse<String> waited = call("POST", lock(resource), "{\"owner\":\"worker-2\",\"ttl_seconds\":30,"
+                + "\"wait_seconds\":1}");
+        assertProblem(waited, 409, "urn:lockstep:problem:held");
+        assertThat(json(waited).path("detail").asText()).as("it waited in the queue").contains("wait_expired");
+        HttpResponse<String> tooLong = call("POST", lock(resource), "{\"owner\":\"worker-2\",\"ttl_seconds\":30,"
+                + "\"wait_seconds\":301}");
+        assertProblem(tooLong, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(json(tooLong).path("errors").get(0).path("field").asText()).isEqualTo("wait_seconds");
+
         HttpResponse<String> status = call("GET", lock(resource), null);
         assertThat(status.statusCode()).isEqualTo(200);
         assertThat(json(status).path("lock").path("owner").asText()).isEqualTo("worker-1");
@@ -138,6 +149,29 @@ class GatewayIT {
         assertProblem(call("POST", lock(resource), "[1,2]"), 422, "urn:lockstep:problem:invalid-command");
         assertProblem(call("POST", lock(resource), "{\"owner\":\"a\",\"owner\":\"b\",\"ttl_seconds\":5}"), 422,
                 "urn:lockstep:problem:invalid-command");
+    }
+
+    @Test
+    void aRequestThatWaitsIsHeldUntilTheHolderReleases() throws Exception {
+        String resource = fresh("queue");
+        long first = json(acquire(resource, "holder", 30)).path("lock").path("fencing_token").asLong();
+        CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return call("POST", lock(resource), "{\"owner\":\"next\",\"ttl_seconds\":30,\"wait_seconds\":20}");
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> json(call("GET", lock(resource), null))
+                .path("waiters").asInt() == 1);
+        assertThat(waiting).isNotDone();
+
+        assertThat(call("DELETE", lock(resource), "{\"owner\":\"holder\"}").statusCode()).isEqualTo(204);
+
+        HttpResponse<String> granted = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
+        assertThat(json(granted).path("lock").path("owner").asText()).isEqualTo("next");
+        assertThat(json(granted).path("lock").path("fencing_token").asLong()).isGreaterThan(first);
     }
 
     @Test

@@ -34,6 +34,7 @@ public enum AuditFormat {
                     () -> node.putNull("ended_at"));
             node.put("end", hold.end().wireName());
             node.put("taken_over", hold.takenOver());
+            hold.waited().ifPresent(waited -> node.put("waited_ms", waited.toMillis()));
         }
         return root;
     }
@@ -56,7 +57,8 @@ public enum AuditFormat {
                 out.append(String.format("  %-24s %6d  %-24s  %-24s  %s%n", hold.owner(), hold.fencingToken(),
                         ReplyEncoder.formatTime(hold.acquiredAt()), ReplyEncoder.formatTime(hold.until()),
                         (hold.end() == Hold.End.HELD ? "held (expires then)" : hold.end().wireName())
-                                + (hold.takenOver() ? "; took over an expired lease" : "")));
+                                + (hold.takenOver() ? "; took over an expired lease" : "")
+                                + hold.waited().map(w -> "; waited " + w.toMillis() + " ms in the queue").orElse("")));
             }
         }
         return out.toString();

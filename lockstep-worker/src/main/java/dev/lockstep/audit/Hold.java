@@ -1,5 +1,6 @@
 package dev.lockstep.audit;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
@@ -13,9 +14,15 @@ import java.util.Optional;
  * @param endedAt when it was released or expired; empty while held
  * @param takenOver whether it began as a takeover: the previous holder's lease had expired, not been
  *     released (the sign of a holder that stalled past its TTL while someone else started)
+ * @param waited how long its holder waited in the resource's queue before it was granted, in log time
  */
 public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
-        End end, boolean takenOver) {
+        End end, boolean takenOver, Optional<Duration> waited) {
+
+    public Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
+            End end, boolean takenOver) {
+        this(owner, fencingToken, acquiredAt, expiresAt, endedAt, end, takenOver, Optional.empty());
+    }
 
     /**
      * How a hold ended, as far as the log has shown. {@code CANCELLED}: released by the
@@ -35,6 +42,7 @@ public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant 
         Objects.requireNonNull(expiresAt, "expiresAt");
         Objects.requireNonNull(endedAt, "endedAt");
         Objects.requireNonNull(end, "end");
+        Objects.requireNonNull(waited, "waited");
     }
 
     /** The instant from which it is no longer held: its end, or while held its expiry. */

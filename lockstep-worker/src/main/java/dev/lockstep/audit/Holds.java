@@ -45,11 +45,11 @@ public final class Holds {
                     open.ifPresent(h -> holds.set(last, ended(h, h.expiresAt(), Hold.End.EXPIRED)));
                     holds.add(new Hold(event.owner(), event.fencingToken(), event.at(),
                             event.expiresAt().orElse(event.at()), Optional.empty(), Hold.End.HELD,
-                            event.kind() == LeaseEvent.Kind.TAKEN_OVER));
+                            event.kind() == LeaseEvent.Kind.TAKEN_OVER, event.waited()));
                 }
                 case EXTENDED -> open.filter(h -> h.fencingToken() == event.fencingToken()).ifPresent(h -> holds.set(last,
                         new Hold(h.owner(), h.fencingToken(), h.acquiredAt(), event.expiresAt().orElse(h.expiresAt()),
-                                Optional.empty(), Hold.End.HELD, h.takenOver())));
+                                Optional.empty(), Hold.End.HELD, h.takenOver(), h.waited())));
                 case RELEASED -> open.filter(h -> h.fencingToken() == event.fencingToken())
                         .ifPresent(h -> holds.set(last, ended(h, event.at(), event.cancels().isPresent()
                                 ? Hold.End.CANCELLED : Hold.End.RELEASED)));
@@ -62,7 +62,7 @@ public final class Holds {
 
     private static Hold ended(Hold hold, Instant at, Hold.End end) {
         return new Hold(hold.owner(), hold.fencingToken(), hold.acquiredAt(), hold.expiresAt(), Optional.of(at), end,
-                hold.takenOver());
+                hold.takenOver(), hold.waited());
     }
 
     public String resource() {

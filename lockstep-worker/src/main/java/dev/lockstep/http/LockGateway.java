@@ -13,6 +13,7 @@ import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -34,7 +35,7 @@ import java.util.concurrent.CompletionException;
  * command from the path (the resource), the method (the type) and the body's fields.
  *
  * <pre>
- * POST   /locks/{resource}        {"owner","ttl_seconds"}                  200 lock | 409 + Retry-After | 422
+ * POST   /locks/{resource}        {"owner","ttl_seconds"[,"wait_seconds"]} 200 lock | 409 + Retry-After | 422
  * GET    /locks/{resource}                                                 200 lock | 404
  * DELETE /locks/{resource}        {"owner"[,"fencing_token"]}              204 | 403 | 404
  * POST   /locks/{resource}/renew  {"owner","ttl_seconds"[,"fencing_token"]} 200 lock | 403 | 404
@@ -57,6 +58,8 @@ public final class LockGateway {
             CommandType.RELEASE, List.of("owner", "fencing_token"),
             CommandType.STATUS, List.of());
 
+    /** The acquire's wait in the queue, in seconds: the command's {@code wait_ms}. */
+    private static final String WAIT_SECONDS = "wait_seconds";
     /** Keys remembered: a day's worth (the worker's default request retention), at most this many. */
     private static final int KEYS_KEPT = 100_000;
 
@@ -100,6 +103,17 @@ public final class LockGateway {
                     command.set(field, body.get(field));
                 }
             }
+            if (type == CommandType.ACQUIRE && body.has(WAIT_SECONDS)) {
+                JsonNode wait = body.get(WAIT_SECONDS);
+                long max = Limits.MAX_WAIT.toSeconds();
+                if (!wait.canConvertToExactIntegral() || !wait.canConvertToLong() || wait.longValue() < 0
+                        || wait.longValue() > max) {
+                    problem(ctx, 422, Problem.invalidCommand(List.of(new FieldError(WAIT_SECONDS,
+                            "must be a JSON integer from 0 to " + max + " when given"))), requestId);
+                    return;
+                }
+                command.put("wait_ms", wait.longValue() * 1_000);
+            }
         }
         byte[] value = command.toString().getBytes(StandardCharsets.UTF_8);
         Optional<String> key = Optional.ofNullable(ctx.header(IDEMPOTENCY_KEY));
@@ -115,8 +129,10 @@ public final class LockGateway {
             return;
         }
         Expected expected = new Expected(type, resource, owner(command), token(command));
+        // A request that waits in the queue is held that much longer before it is answered 504.
+        Duration waits = Duration.ofMillis(command.path("wait_ms").asLong(0));
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
-                value, expected, timeout);
+                value, expected, timeout.plus(waits));
         ctx.future(() -> reply.handle((message, error) -> {
             key.ifPresent(keys::end);
             Throwable cause = error instanceof CompletionException ? error.getCause() : error;
@@ -179,8 +195,14 @@ public final class LockGateway {
         } else if (verdict instanceof Verdict.NotAcquired notAcquired) {
             long millis = notAcquired.retryAfter().toMillis();
             ctx.header("Retry-After", Long.toString(Math.max(1, (millis + 999) / 1000)));
+            String why = notAcquired.reason().map(end -> switch (end) {
+                case WAIT_EXPIRED -> "The wait in its queue ended first (wait_expired). ";
+                case QUEUE_FULL -> "Its queue is full (queue_full). ";
+                case CANCELLED -> "The wait was cancelled (cancelled). ";
+            }).orElse("");
             problem(ctx, 409, new Problem("urn:lockstep:problem:held", "The lock is held by another owner.",
-                    "It can be had in " + millis + " ms at the latest, unless its holder renews it.", List.of()), id);
+                    why + "It can be had in " + millis + " ms at the latest, unless its holder renews it.", List.of()),
+                    id);
         } else if (verdict instanceof Verdict.Forbidden) {
             problem(ctx, 403, new Problem("urn:lockstep:problem:forbidden", "Owner mismatch.",
                     "The lock is held by another owner (or with another fencing token).", List.of()), id);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.LeaseEvent.Kind;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,6 +58,25 @@ class HoldsTest {
         Hold hold = Holds.of("job", events).all().get(0);
         assertThat(hold.end()).isEqualTo(Hold.End.CANCELLED);
         assertThat(hold.endedAt()).contains(T0.plusSeconds(1));
+    }
+
+    /** A hold granted to an acquire that waited in the queue says how long, in JSON and text; its queue's events are no hold. */
+    @Test
+    void aHoldGrantedAfterAWaitSaysHowLong() throws Exception {
+        event(Kind.GRANTED, "a", 1, 0, 30L);
+        event(Kind.QUEUED, "b", 0, 1, null);
+        event(Kind.RELEASED, "a", 1, 5, null);
+        events.add(new LeaseEvent("t-0/4.1", Kind.GRANTED, "job", "b", 4, T0.plusSeconds(5),
+                Optional.of(T0.plusSeconds(35)), "t-0@4", Optional.of("w"), Optional.empty(),
+                Optional.of(Duration.ofSeconds(4))));
+        Holds holds = Holds.of("job", events);
+
+        assertThat(holds.all()).extracting(Hold::owner).containsExactly("a", "b");
+        assertThat(holds.all().get(1).waited()).contains(Duration.ofSeconds(4));
+        JsonNode json = new ObjectMapper().readTree(AuditFormat.JSON.write(List.of(holds)));
+        assertThat(json.path("holds").get(1).path("waited_ms").asLong()).isEqualTo(4_000);
+        assertThat(json.path("holds").get(0).has("waited_ms")).isFalse();
+        assertThat(AuditFormat.TEXT.write(List.of(holds))).contains("waited 4000 ms in the queue");
     }
 
     @Test
