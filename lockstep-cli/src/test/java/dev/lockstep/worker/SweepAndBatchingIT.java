@@ -72,13 +72,57 @@ class SweepAndBatchingIT {
         return commands;
     }
 
+    /**
+     * As {@link #history}, with acquires that wait in the queue, cancellations of them, and retries
+     * of earlier commands with their request IDs (as a client that timed out sends them again).
+     */
+    private static List<String[]> historyWithWaiters(long seed, int size) {
+        Random random = new Random(seed);
+        List<String[]> commands = new ArrayList<>();
+        List<String[]> waiting = new ArrayList<>();
+        long millis = 0;
+        for (int i = 0; i < size; i++) {
+            millis += random.nextInt(400);
+            int dice = random.nextInt(10);
+            if (dice == 0 && !commands.isEmpty()) {
+                String[] earlier = commands.get(random.nextInt(commands.size()));
+                commands.add(new String[] {earlier[0], earlier[1], Long.toString(millis), earlier[3]});
+                continue;
+            }
+            String resource = "r" + random.nextInt(4);
+            String owner = "o" + random.nextInt(4);
+            if (dice == 4 && !waiting.isEmpty()) {
+                // A caller that gave up on an acquire that waits (or was granted meanwhile).
+                String[] gaveUp = waiting.get(waiting.size() - 1 - random.nextInt(Math.min(3, waiting.size())));
+                commands.add(new String[] {gaveUp[0], "\"type\":\"release\",\"owner\":\"" + gaveUp[1]
+                        + "\",\"cancels\":\"" + gaveUp[2] + "\"", Long.toString(millis), "q" + i});
+                continue;
+            }
+            if (dice >= 1 && dice <= 3) {
+                waiting.add(new String[] {resource, owner, "q" + i});
+            }
+            String body = switch (dice) {
+                case 1, 2, 3 -> "\"type\":\"acquire\",\"owner\":\"" + owner + "\",\"ttl_seconds\":"
+                        + (1 + random.nextInt(3)) + ",\"wait_ms\":" + (100 + random.nextInt(3_000));
+                case 5 -> "\"type\":\"acquire\",\"owner\":\"" + owner + "\",\"ttl_seconds\":" + (1 + random.nextInt(3));
+                case 6, 7 -> "\"type\":\"release\",\"owner\":\"" + owner + "\"";
+                case 8 -> "\"type\":\"renew\",\"owner\":\"" + owner + "\",\"ttl_seconds\":" + (1 + random.nextInt(3));
+                default -> "\"type\":\"status\"";
+            };
+            commands.add(new String[] {resource, body, Long.toString(millis), "q" + i});
+        }
+        return commands;
+    }
+
     private static List<String> run(String prefix, List<String[]> history, boolean oneBatch) {
         BatchProcessor processor = Batches.processor(store);
         List<Inbound> records = new ArrayList<>();
         for (int i = 0; i < history.size(); i++) {
             String[] c = history.get(i);
             String resource = prefix + c[0];
-            String json = "{\"request_id\":\"" + prefix + c[3] + "\",\"resource\":\"" + resource + "\"," + c[1] + "}";
+            // A cancellation names its acquire's request ID, which carries the run's prefix too.
+            String body = c[1].replace("\"cancels\":\"", "\"cancels\":\"" + prefix);
+            String json = "{\"request_id\":\"" + prefix + c[3] + "\",\"resource\":\"" + resource + "\"," + body + "}";
             records.add(Batches.record(prefix, i, resource, json, T0.plusMillis(Long.parseLong(c[2]))));
         }
         PartitionId partition = new PartitionId(prefix, 0);
@@ -116,6 +160,23 @@ class SweepAndBatchingIT {
                 .anyMatch(r -> r.contains("\"outcome\":\"released\""))
                 .anyMatch(r -> r.contains("\"outcome\":\"forbidden\""))
                 .anyMatch(r -> r.contains("\"outcome\":\"renewed\""));
+    }
+
+    /**
+     * With waiters, what the worker reads of the queues batch by batch (the queues a batch may
+     * decide, and their leases) decides as the whole partition in one batch does; the records'
+     * retries and cancellations included.
+     */
+    @Test
+    void batchingChangesNoOutcomeWithWaiters() {
+        List<String[]> history = historyWithWaiters(7, 800);
+        List<String> oneByOne = run("qsingle-", history, false);
+        List<String> batched = run("qbatched-", history, true);
+        assertThat(batched).containsExactlyElementsOf(oneByOne);
+        assertThat(batched).as("waiters granted, waits ended, waiters cancelled")
+                .anyMatch(r -> r.contains("\"waited_ms\""))
+                .anyMatch(r -> r.contains("\"reason\":\"wait_expired\""))
+                .anyMatch(r -> r.contains("\"event\":\"cancelled\""));
     }
 
     private static String acquire(String id, String resource, String owner) {
