@@ -3,36 +3,17 @@ package dev.lockstep.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.http.IdempotencyKeys.Use;
+import dev.lockstep.testclock.SetClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyKeysTest {
 
     private static final byte[] ALICE = "{\"owner\":\"alice\"}".getBytes(StandardCharsets.UTF_8);
     private static final byte[] BOB = "{\"owner\":\"bob\"}".getBytes(StandardCharsets.UTF_8);
-
-    private static final class Ticking extends Clock {
-        private Instant now = Instant.parse("2026-12-05T10:00:00Z");
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
 
     @Test
     void aKeyStandsForOneCommandInFlightAndAfter() {
@@ -48,7 +29,7 @@ class IdempotencyKeysTest {
 
     @Test
     void keysAreForgottenPastTheirAgeOrTheCapacityButNeverWhileInFlight() {
-        Ticking clock = new Ticking();
+        SetClock clock = new SetClock(Instant.parse("2026-12-05T10:00:00Z"));
         IdempotencyKeys keys = new IdempotencyKeys(2, Duration.ofHours(1), clock);
         keys.begin("a", ALICE);
         keys.begin("b", ALICE);
@@ -61,7 +42,7 @@ class IdempotencyKeysTest {
         assertThat(keys.begin("b", BOB)).isEqualTo(Use.FIRST);
         keys.end("b");
         keys.end("a");
-        clock.now = clock.now.plus(Duration.ofHours(1));
+        clock.advance(Duration.ofHours(1));
         assertThat(keys.begin("a", BOB)).isEqualTo(Use.FIRST);
     }
 }

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.Tick;
+import dev.lockstep.testclock.SetClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.MockProducer;
@@ -27,26 +25,7 @@ class TickerTest {
     private static final Instant T0 = Instant.parse("2026-12-06T00:00:00Z");
 
     /** The wall clock, as the test sets it. */
-    private static final class SetClock extends Clock {
-        Instant now = T0;
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
-    private final SetClock clock = new SetClock();
+    private final SetClock clock = new SetClock(T0);
     private final StubStore store = new StubStore();
     private final MockProducer<byte[], byte[]> producer = MockPublishing.producer();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -91,12 +70,12 @@ class TickerTest {
         store.ending = Map.of(0, T0);
         ticker.tickNow();
 
-        clock.now = T0.plus(Ticker.INTERVAL);
+        clock.set(T0.plus(Ticker.INTERVAL));
         assertThat(ticker.tickNow()).as("its tick may still be on its way").isZero();
-        clock.now = T0.plus(Ticker.RESEND_AFTER);
+        clock.set(T0.plus(Ticker.RESEND_AFTER));
         assertThat(ticker.tickNow()).as("that tick was lost, or waits behind a backlog").isEqualTo(1);
-        store.ending = Map.of(0, clock.now);
-        clock.now = clock.now.plus(Ticker.INTERVAL);
+        store.ending = Map.of(0, clock.instant());
+        clock.advance(Ticker.INTERVAL);
         assertThat(ticker.tickNow()).as("the next lease's end").isEqualTo(1);
         assertThat(producer.history()).hasSize(3);
     }

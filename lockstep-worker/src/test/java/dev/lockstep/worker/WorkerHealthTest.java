@@ -2,64 +2,43 @@ package dev.lockstep.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import dev.lockstep.testclock.SetClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Liveness and readiness from what the poll loop, the assignment and the publisher reported. */
 class WorkerHealthTest {
 
-    private static final class Ticking extends Clock {
-        Instant now = Instant.parse("2026-12-03T10:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @Test
     void liveWhilePollingWithinTheMaxPollInterval() {
-        Ticking clock = new Ticking();
+        SetClock clock = new SetClock(Instant.parse("2026-12-03T10:00:00Z"));
         WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore());
         assertThat(health.live().ok()).as("before the first poll").isFalse();
         health.polled();
-        clock.now = clock.now.plus(Duration.ofMinutes(4));
+        clock.advance(Duration.ofMinutes(4));
         assertThat(health.live().ok()).isTrue();
         assertThat(health.sinceLastPoll()).contains(Duration.ofMinutes(4));
-        clock.now = clock.now.plus(Duration.ofMinutes(2));
+        clock.advance(Duration.ofMinutes(2));
         assertThat(health.live().problems()).singleElement().asString().contains("360 s ago")
                 .contains("max.poll.interval.ms (300000 ms)");
     }
 
     @Test
     void notLiveOnceAPartitionsRecordsHaveWaitedPastTheStallTimeoutForTheirBatchToCommit() {
-        Ticking clock = new Ticking();
+        SetClock clock = new SetClock(Instant.parse("2026-12-03T10:00:00Z"));
         WorkerHealth health = new WorkerHealth(clock, Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore());
         health.polled();
         health.batchSubmitted("lock.commands-1");
-        clock.now = clock.now.plus(Duration.ofSeconds(90));
+        clock.advance(Duration.ofSeconds(90));
         health.polled();
         // Retried batches do not start the wait again: the records have waited since the first.
         health.batchSubmitted("lock.commands-1");
         health.batchSubmitted("lock.commands-2");
         assertThat(health.live().ok()).isTrue();
         assertThat(health.longestBatchWait()).isEqualTo(Duration.ofSeconds(90));
-        clock.now = clock.now.plus(Duration.ofSeconds(31));
+        clock.advance(Duration.ofSeconds(31));
         health.polled();
         assertThat(health.live().problems()).singleElement().asString().contains("lock.commands-1 (121 s)")
                 .contains("stall timeout (120 s)").doesNotContain("lock.commands-2");
@@ -73,7 +52,7 @@ class WorkerHealthTest {
     @Test
     void readyOnlyWithPositionedPartitionsADatabaseAndAcknowledgedPublications() {
         StubStore database = new StubStore();
-        WorkerHealth health = new WorkerHealth(new Ticking(), Duration.ofMinutes(5), Duration.ofMinutes(2), database);
+        WorkerHealth health = new WorkerHealth(new SetClock(Instant.parse("2026-12-03T10:00:00Z")), Duration.ofMinutes(5), Duration.ofMinutes(2), database);
         health.polled();
         assertThat(health.ready().problems()).containsExactly("no partition of the command topic is assigned to this worker");
         health.partitions(new WorkerHealth.Partitions(3, 2, List.of()));
