@@ -19,7 +19,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -151,21 +150,13 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     @Override
     public List<EventEntry> events(long fromOffset, long toOffset) {
-        List<EventEntry> events = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(SELECT_EVENTS)) {
-            select.setString(1, partition.topic());
-            select.setInt(2, partition.partition());
-            select.setLong(3, fromOffset);
-            select.setLong(4, toOffset);
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    String value = rs.getString(4);
-                    LeaseEvent event = EventCodec.decode(value.getBytes(StandardCharsets.UTF_8));
-                    events.add(new EventEntry(rs.getLong(1), rs.getInt(2), event.eventId(), event.kind(), rs.getString(3),
-                            value, event.waited()));
-                }
-            }
-            return events;
+        try {
+            return SqlArrays.recordRange(connection, SELECT_EVENTS, partition, fromOffset, toOffset, rs -> {
+                String value = rs.getString(4);
+                LeaseEvent event = EventCodec.decode(value.getBytes(StandardCharsets.UTF_8));
+                return new EventEntry(rs.getLong(1), rs.getInt(2), event.eventId(), event.kind(), rs.getString(3), value,
+                        event.waited());
+            });
         } catch (SQLException e) {
             throw fail("reading lease events", e);
         }

@@ -15,7 +15,9 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -97,5 +99,32 @@ final class SqlArrays {
         } else {
             statement.setNull(first + 2, Types.BIGINT);
         }
+    }
+
+    /** One row of a result, read into what it stands for. */
+    @FunctionalInterface
+    interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * The rows {@code sql} selects for one partition's records from {@code fromOffset}
+     * (inclusive) to {@code toOffset} (exclusive), its four parameters in that order.
+     */
+    static <T> List<T> recordRange(Connection connection, String sql, PartitionId partition, long fromOffset,
+            long toOffset, Row<T> row) throws SQLException {
+        List<T> rows = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setLong(3, fromOffset);
+            select.setLong(4, toOffset);
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(row.read(rs));
+                }
+            }
+        }
+        return rows;
     }
 }

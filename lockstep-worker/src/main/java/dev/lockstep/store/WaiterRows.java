@@ -109,21 +109,10 @@ final class WaiterRows {
     }
 
     List<DeferredReply> replies(long fromOffset, long toOffset) throws SQLException {
-        List<DeferredReply> replies = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement(SELECT_REPLIES)) {
-            select.setString(1, partition.topic());
-            select.setInt(2, partition.partition());
-            select.setLong(3, fromOffset);
-            select.setLong(4, toOffset);
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    replies.add(new DeferredReply(rs.getLong(1), rs.getInt(2), rs.getString(3), route(rs, 4),
-                            Optional.ofNullable(rs.getBytes(6)), StoredReply.ofText(rs.getString(7)),
-                            Outcome.fromWireName(rs.getString(8)).orElseThrow()));
-                }
-            }
-        }
-        return replies;
+        return SqlArrays.recordRange(connection, SELECT_REPLIES, partition, fromOffset, toOffset,
+                rs -> new DeferredReply(rs.getLong(1), rs.getInt(2), rs.getString(3), route(rs, 4),
+                        Optional.ofNullable(rs.getBytes(6)), StoredReply.ofText(rs.getString(7)),
+                        Outcome.fromWireName(rs.getString(8)).orElseThrow()));
     }
 
     void insertReplies(Script script, List<DeferredReply> replies) {
