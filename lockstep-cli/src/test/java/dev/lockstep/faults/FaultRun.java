@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.history.History;
 import dev.lockstep.history.HistoryChecker;
+import dev.lockstep.history.LoggedRecord;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.replay.Replay;
@@ -15,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -83,6 +85,7 @@ final class FaultRun implements AutoCloseable {
         // Replayed before the check fails, so that a violation comes with what the replay says of it.
         ReplayReport replay = replay();
         System.out.println("lockstep replay after " + fault + ": " + replay.text().strip());
+        printRecordsNamedBy(result, history);
         result.assertSafe();
         assertThat(replay.divergences()).as("what lockstep replay found").isEmpty();
         assertThat(replay.unverifiable()).as("what lockstep replay could not verify").isEmpty();
@@ -91,6 +94,21 @@ final class FaultRun implements AutoCloseable {
         assertThat(result.requestsSent()).as("requests sent").isGreaterThan(500);
         assertThat(result.leasesGranted()).as("leases granted").isGreaterThan(50);
         return result;
+    }
+
+    /** The command records of the requests a violation names, to read beside it. */
+    private static void printRecordsNamedBy(HistoryChecker.Result result, History history) {
+        for (LoggedRecord record : history.log()) {
+            if (record.value() == null) {
+                continue;
+            }
+            String command = new String(record.value(), StandardCharsets.UTF_8);
+            if (result.violations().stream().anyMatch(v -> command.contains("\"request_id\":\"") && v.contains(
+                    command.substring(command.indexOf("\"request_id\":\"") + 14).split("\"", 2)[0]))) {
+                System.out.println("  named by a violation: p" + record.partition() + "@" + record.offset() + " at " + record.logAppendTime()
+                        + ": " + command);
+            }
+        }
     }
 
     /** {@code lockstep replay} over the run's topics and database, as an auditor runs it. */

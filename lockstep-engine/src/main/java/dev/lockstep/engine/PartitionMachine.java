@@ -160,14 +160,13 @@ public final class PartitionMachine {
         EventWriter events = new EventWriter(record, triaged instanceof Triaged.Answered answered
                 ? Optional.of(answered.requestId()) : Optional.empty(), state);
         Queueing queueing = new Queueing(record, now, state, events, settings);
-        List<Waiter> over = List.of();
         if (record.logAppendTime().isPresent()) {
             List<Lease> ended = state.expireUntil(now);
             ended.forEach(lease -> {
                 events.write(LeaseEvent.Kind.EXPIRED, lease, lease.expiresAt(), Optional.empty());
                 queueing.freed(lease.resource());
             });
-            over = queueing.endWaits();
+            queueing.endWaits();
         }
         Optional<Outbound> out;
         if (triaged instanceof Triaged.Tick) {
@@ -183,7 +182,7 @@ public final class PartitionMachine {
         }
         // After the record's own command: each resource it freed, or that log time freed, goes to
         // its first waiter, one grant per resource and record (the record's token is the grant's).
-        queueing.handOvers(over);
+        queueing.handOvers();
         state.position(position.advancedTo(record.offset() + 1, now, quarantine));
         return new Step(events.written(), queueing.replies(), out);
     }

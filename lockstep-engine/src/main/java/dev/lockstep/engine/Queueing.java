@@ -52,13 +52,15 @@ final class Queueing {
     }
 
     /**
-     * The waits that ended by now leave their queues, before the record's own command (a waiter is
-     * never granted after its wait ended); they are answered by {@link #handOvers}.
+     * The waits that ended by now leave their queues and are answered, before the record's own
+     * command: a waiter is never granted after its wait ended, and the record, were it a retry of
+     * that very acquire, finds it answered (not a new acquire to queue again).
      */
-    List<Waiter> endWaits() {
-        List<Waiter> over = state.queues().endingUntil(now);
-        over.forEach(waiter -> events.waiting(LeaseEvent.Kind.WAIT_EXPIRED, waiter, waiter.deadline()));
-        return over;
+    void endWaits() {
+        for (Waiter waiter : state.queues().endingUntil(now)) {
+            events.waiting(LeaseEvent.Kind.WAIT_EXPIRED, waiter, waiter.deadline());
+            answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.WAIT_EXPIRED)));
+        }
     }
 
     /** The resource's lease ended, or was released, at this record. */
@@ -75,15 +77,9 @@ final class Queueing {
                 : state.queues().first(resource);
     }
 
-    /**
-     * Each freed resource to its first waiter; then the waits that ended are answered, with the
-     * time the resource's holder (perhaps just granted) has left.
-     */
-    void handOvers(List<Waiter> over) {
+    /** Each resource freed at this record to its first waiter. */
+    void handOvers() {
         freed.forEach(this::handOver);
-        for (Waiter waiter : over) {
-            answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.WAIT_EXPIRED)));
-        }
     }
 
     /** Whether the acquire, refused because another owner holds its resource, joined the queue (not when it is full). */

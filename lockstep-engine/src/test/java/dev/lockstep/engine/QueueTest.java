@@ -189,6 +189,22 @@ class QueueTest {
                 .isEqualTo(released.deferred().get(0).value());
     }
 
+    /** A retry of a waiting acquire that lands on the very record that ends its wait: answered once, the same way. */
+    @Test
+    void aRetryAtTheRecordThatEndsTheWaitIsTheSameAnswerNotANewWait() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "impatient", 30, 1_000));
+
+        Step retry = at(T0.plusSeconds(3), acquire("b", "impatient", 30, 1_000));
+
+        assertThat(retry.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("b");
+        assertThat(retry.answer()).get().satisfies(own -> assertThat(((Outbound.ReplyRecord) own).value())
+                .isEqualTo(retry.deferred().get(0).value()));
+        assertThat(state.queues().queue("job")).as("it does not wait again").isEmpty();
+        assertThat(at(T0.plusSeconds(10), "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"job\"}")
+                .deferred()).as("and is never answered again").isEmpty();
+    }
+
     @Test
     void aCancelledWaiterLeavesTheQueueAnsweredAndOnlyItsOwnerMayCancelIt() {
         at(T0, acquire("a", "holder", 30, 0));
