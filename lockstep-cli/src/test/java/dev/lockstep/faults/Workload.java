@@ -25,7 +25,8 @@ import org.awaitility.Awaitility;
  * Many clients contending for a few resources with short leases, each publishing commands at
  * its own pace without waiting for replies (the replies are read back from the topic when the
  * run is over). Some commands are published twice with the same request ID, as a client that
- * timed out and retried would. A request counts as sent once the broker acknowledged it.
+ * timed out and retried would. One acquire in four waits in the queue, and a release by its owner
+ * while it waits cancels it. A request counts as sent once the broker acknowledged it.
  */
 final class Workload implements AutoCloseable {
 
@@ -89,7 +90,9 @@ final class Workload implements AutoCloseable {
         String resource = "s" + seed + "-res-" + random.nextInt(resources);
         Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
         int dice = random.nextInt(100);
-        return dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl)
+        return dice < 10 ? new Command.Acquire(requestId, resource, owner, ttl,
+                        Duration.ofMillis(200 + random.nextInt(1_800)))
+                : dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl)
                 : dice < 60 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                 : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                 : new Command.Status(requestId, resource);
