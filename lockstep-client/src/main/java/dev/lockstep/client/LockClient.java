@@ -5,11 +5,8 @@ import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -19,12 +16,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The asynchronous lockstep client: thread-safe, one per service instance.
@@ -50,15 +41,15 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class LockClient implements AutoCloseable {
 
     private final LockClientSettings settings;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final CommandPublisher publisher;
     private final ReplyListener replies;
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
 
-    private LockClient(LockClientSettings settings, KafkaProducer<byte[], byte[]> producer, ReplyListener replies,
+    private LockClient(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
             ScheduledExecutorService scheduler, Clock clock) {
         this.settings = settings;
-        this.producer = producer;
+        this.publisher = publisher;
         this.replies = replies;
         this.scheduler = scheduler;
         this.clock = clock;
@@ -74,18 +65,12 @@ public final class LockClient implements AutoCloseable {
         // Positioning on the reply partition asks the cluster twice; the producer is made meanwhile.
         CompletableFuture<ReplyListener> listening = CompletableFuture.supplyAsync(() -> ReplyListener.start(
                 settings.kafka(), settings.topics().replies(), settings.replyPartition(), settings.requestTimeout()));
-        // A command waits for nothing: sent at once (Kafka's default lingers 5 ms to fill batches).
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(settings.kafka().with(Map.of(
-                ProducerConfig.LINGER_MS_CONFIG, 0), Map.of(
-                ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true,
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, settings.requestTimeout().toMillis())),
-                new ByteArraySerializer(), new ByteArraySerializer());
+        CommandPublisher publisher = CommandPublisher.open(settings);
         ReplyListener replies;
         try {
             replies = listening.join();
         } catch (CompletionException e) {
-            producer.close(Duration.ZERO);
+            publisher.closeNow();
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
@@ -94,7 +79,7 @@ public final class LockClient implements AutoCloseable {
             return thread;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        return new LockClient(settings, producer, replies, scheduler, Clock.systemUTC());
+        return new LockClient(settings, publisher, replies, scheduler, Clock.systemUTC());
     }
 
     public static String newRequestId() {
@@ -134,6 +119,11 @@ public final class LockClient implements AutoCloseable {
 
     public CompletableFuture<Verdict> status(String resource) {
         return send(new Command.Status(newRequestId(), resource)).thenApply(ReplyMessage::reply);
+    }
+
+    /** The status, with where {@code owner}'s waiting acquire stands in the queue ({@link Verdict.Locked#position()}). */
+    public CompletableFuture<Verdict> status(String resource, String owner) {
+        return send(new Command.Status(newRequestId(), resource, Optional.of(owner))).thenApply(ReplyMessage::reply);
     }
 
     /**
@@ -249,29 +239,12 @@ public final class LockClient implements AutoCloseable {
         } catch (RequestIdInUseException e) {
             return new Exchange(CompletableFuture.failedFuture(e), CompletableFuture.failedFuture(e));
         }
-        CompletableFuture<Void> published = new CompletableFuture<>();
-        RecordHeaders headers = new RecordHeaders();
-        headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
-        headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replies.partition()).array());
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null, key, value,
-                headers);
-        try {
-            producer.send(record, (metadata, error) -> {
-                if (error != null) {
-                    LockClientException failed = new LockClientException("publishing to "
-                            + settings.topics().commands() + " failed: " + error.getMessage(), error);
-                    published.completeExceptionally(failed);
-                    reply.completeExceptionally(failed);
-                } else {
-                    published.complete(null);
-                }
-            });
-        } catch (KafkaException e) {
-            LockClientException failed = new LockClientException("publishing to " + settings.topics().commands()
-                    + " failed: " + e.getMessage(), e);
-            published.completeExceptionally(failed);
-            reply.completeExceptionally(failed);
-        }
+        CompletableFuture<Void> published = publisher.publish(key, value, replies.partition());
+        published.whenComplete((ignored, failed) -> {
+            if (failed != null) {
+                reply.completeExceptionally(failed);
+            }
+        });
         ScheduledFuture<?> timer = scheduler.schedule(
                 () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
                 timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -300,7 +273,7 @@ public final class LockClient implements AutoCloseable {
     @Override
     public void close() {
         scheduler.shutdownNow();
-        producer.close(Duration.ofSeconds(5));
+        publisher.close();
         replies.close();
     }
 }
