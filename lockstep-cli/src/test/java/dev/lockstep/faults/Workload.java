@@ -25,8 +25,8 @@ import org.awaitility.Awaitility;
  * Many clients contending for a few resources with short leases, each publishing commands at
  * its own pace without waiting for replies (the replies are read back from the topic when the
  * run is over). Some commands are published twice with the same request ID, as a client that
- * timed out and retried would. One acquire in four waits in the queue, and a release by its owner
- * while it waits cancels it. A request counts as sent once the broker acknowledged it.
+ * timed out and retried would. One acquire in four waits in the queue; now and then a client
+ * cancels its latest acquire, as one that gave up on it would. A request counts as sent once the broker acknowledged it.
  */
 final class Workload implements AutoCloseable {
 
@@ -74,11 +74,17 @@ final class Workload implements AutoCloseable {
         Random random = new Random(seed * 1_000 + index);
         String owner = "client-" + index;
         List<Command> mine = new ArrayList<>();
+        Optional<Command.Acquire> lastAcquire = Optional.empty();
         long n = 0;
         while (running) {
-            Command command = random.nextInt(100) < 4 && !mine.isEmpty()
-                    ? mine.get(random.nextInt(mine.size()))
-                    : next(random, owner, "s" + seed + "-c" + index + "-" + n++);
+            int dice = random.nextInt(100);
+            String requestId = "s" + seed + "-c" + index + "-" + n++;
+            Command command = dice < 4 && !mine.isEmpty() ? mine.get(random.nextInt(mine.size()))
+                    : dice < 7 && lastAcquire.isPresent() ? Command.Release.cancelling(requestId, lastAcquire.get())
+                    : next(random, owner, requestId);
+            if (command instanceof Command.Acquire acquire) {
+                lastAcquire = Optional.of(acquire);
+            }
             mine.add(command);
             publish(command);
             LockSupport.parkNanos(pause.toNanos());

@@ -15,7 +15,7 @@ import java.util.function.Function;
 /**
  * A partition's state at a position, reduced to what a later record can still be decided by: the
  * leases a record may still see (live, or ended less than the request retention ago, when a grant
- * to another owner is a takeover) and the request entries still remembered. Two states that
+ * to another owner is a takeover), the request entries still remembered, and the wait queues. Two states that
  * decide every later record alike have equal checkpoints, whatever was swept or compacted.
  *
  * <p>A replay starts from one when the records before it are gone from the log, and compares every
@@ -31,8 +31,10 @@ import java.util.function.Function;
  * @param position where the state stands: records below {@code position.nextOffset()} made it
  * @param leases sorted by resource
  * @param requests sorted by the log time they were applied, then offset, then request ID
+ * @param waiters every waiter of the partition, sorted by offset (the queues' order)
  */
-public record Checkpoint(PartitionPosition position, List<Lease> leases, List<RequestEntry> requests) {
+public record Checkpoint(PartitionPosition position, List<Lease> leases, List<RequestEntry> requests,
+        List<Waiter> waiters) {
 
     private static final Comparator<RequestEntry> APPLIED = Comparator.comparing(RequestEntry::appliedAt)
             .thenComparingLong(RequestEntry::offset).thenComparing(RequestEntry::requestId);
@@ -41,6 +43,7 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
         Objects.requireNonNull(position, "position");
         leases = leases.stream().sorted(Comparator.comparing(Lease::resource)).toList();
         requests = requests.stream().sorted(APPLIED).toList();
+        waiters = waiters.stream().sorted(Comparator.comparingLong(Waiter::offset)).toList();
     }
 
     /** What of {@code state} a later record can be decided by, under {@code settings}. */
@@ -48,7 +51,8 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
         Instant clock = state.position().clock();
         return new Checkpoint(state.position(),
                 state.leases().stream().filter(lease -> mayBeSeen(lease, clock, settings)).toList(),
-                state.requests().stream().filter(entry -> entry.rememberedAt(clock, settings)).toList());
+                state.requests().stream().filter(entry -> entry.rememberedAt(clock, settings)).toList(),
+                List.copyOf(state.queues().all()));
     }
 
     /** Whether a record at {@code clock} or later may still be decided by {@code lease}. */
@@ -63,12 +67,12 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
         // In the order they were applied: the oldest entries are compacted first.
         Map<String, RequestEntry> byId = new LinkedHashMap<>();
         requests.forEach(entry -> byId.put(entry.requestId(), entry));
-        return new PartitionState(position, byResource, byId, List.of());
+        return new PartitionState(position, byResource, byId, List.of(), waiters, List.of());
     }
 
     /**
      * How {@code recorded} differs from this checkpoint, the one the log leaves: empty when it is
-     * the same; otherwise the position, or up to three leases or request entries that differ.
+     * the same; otherwise the position, or up to three leases, request entries or waiters that differ.
      */
     public Optional<String> differenceFrom(Checkpoint recorded) {
         if (!position.equals(recorded.position)) {
@@ -78,6 +82,7 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
         compare("lease", byKey(leases, Lease::resource), byKey(recorded.leases, Lease::resource), differences);
         compare("request", byKey(requests, RequestEntry::requestId), byKey(recorded.requests, RequestEntry::requestId),
                 differences);
+        compare("waiter", byKey(waiters, Waiter::requestId), byKey(recorded.waiters, Waiter::requestId), differences);
         if (differences.isEmpty()) {
             return Optional.empty();
         }

@@ -5,6 +5,7 @@ import dev.lockstep.protocol.Fingerprint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -40,6 +41,31 @@ public record Waiter(String resource, String requestId, String owner, Duration t
     static Waiter of(Command.Acquire acquire, Triaged.Apply apply, long offset, Instant now) {
         return new Waiter(acquire.resource(), acquire.requestId(), acquire.owner(), acquire.ttl(), offset, now,
                 now.plus(acquire.maxWait()), apply.route(), apply.correlationId(), Fingerprint.of(acquire));
+    }
+
+    /** Equal by content, the correlation ID's bytes included: a checkpoint's waiter is compared with a replay's. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Waiter that && offset == that.offset && resource.equals(that.resource)
+                && requestId.equals(that.requestId) && owner.equals(that.owner) && ttl.equals(that.ttl)
+                && queuedAt.equals(that.queuedAt) && deadline.equals(that.deadline) && route.equals(that.route)
+                && fingerprint.equals(that.fingerprint) && correlationHex().equals(that.correlationHex());
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(resource, requestId, offset);
+    }
+
+    @Override
+    public String toString() {
+        return "Waiter[" + requestId + " of " + owner + " for " + resource + " at offset " + offset + ", ttl " + ttl
+                + ", queued " + queuedAt + " until " + deadline + ", reply to " + route + correlationHex()
+                        .map(id -> ", correlation " + id).orElse("") + "]";
+    }
+
+    private Optional<String> correlationHex() {
+        return correlationId.map(HexFormat.of()::formatHex);
     }
 
     /** The acquire as the lock rules take it when its turn comes: it waits no more. */

@@ -4,6 +4,7 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Checkpoint;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.RequestEntry;
+import dev.lockstep.engine.Waiter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,6 +27,7 @@ public final class CheckpointReader implements AutoCloseable {
     private static final String REQUESTS =
             "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM checkpoint_requests "
                     + "WHERE checkpoint_id = ?";
+    private static final String WAITERS = "SELECT " + WaiterRows.COLUMNS + " FROM checkpoint_waiters WHERE checkpoint_id = ?";
 
     private final Connection connection;
     private final DatabaseSettings database;
@@ -40,7 +42,7 @@ public final class CheckpointReader implements AutoCloseable {
             Connection connection = RecordedState.connect(database);
             connection.setReadOnly(true);
             connection.setAutoCommit(false);
-            // A checkpoint's three tables from one snapshot, whatever a running worker prunes meanwhile.
+            // A checkpoint's tables from one snapshot, whatever a running worker prunes meanwhile.
             connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             return new CheckpointReader(connection, database);
         } catch (SQLException e) {
@@ -68,8 +70,14 @@ public final class CheckpointReader implements AutoCloseable {
                     requests.add(SqlArrays.requestEntry(rs));
                 }
             }
+            List<Waiter> waiters = new ArrayList<>();
+            try (PreparedStatement select = select(WAITERS, recorded.id()); ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    waiters.add(WaiterRows.waiter(rs));
+                }
+            }
             connection.rollback();
-            return Optional.of(new Checkpoint(position.get(), leases, requests));
+            return Optional.of(new Checkpoint(position.get(), leases, requests, waiters));
         } catch (SQLException e) {
             throw failed(database, e);
         }

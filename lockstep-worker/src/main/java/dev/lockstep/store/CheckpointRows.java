@@ -15,16 +15,13 @@ import java.util.Map;
  */
 final class CheckpointRows {
 
-    // Due when no checkpoint of this incarnation is less than the interval of log time old, and no
-    // acquire waits in the partition's queues: a checkpoint holds leases and request entries, not
-    // waiters, so one is taken only where there are none (the next batch without waiters takes it).
+    // Due when no checkpoint of this incarnation is less than the interval of log time old.
     private static final String INSERT_IF_DUE =
             "INSERT INTO partition_checkpoints (topic, partition, topic_id, next_offset, last_now, token_base, "
                     + "quarantine_from, quarantine_to, quarantine_until, request_retention_ms) "
                     + "SELECT p.topic, p.partition, p.topic_id, p.next_offset, p.last_now, p.token_base, p.quarantine_from, "
                     + "p.quarantine_to, p.quarantine_until, p.request_retention_ms FROM partition_progress p "
                     + "WHERE p.topic = ? AND p.partition = ? AND p.topic_id IS NOT NULL AND NOT EXISTS ("
-                    + "SELECT 1 FROM lock_waiters w WHERE w.topic = p.topic AND w.partition = p.partition) AND NOT EXISTS ("
                     + "SELECT 1 FROM partition_checkpoints c WHERE c.topic = p.topic AND c.partition = p.partition "
                     + "AND c.topic_id = p.topic_id AND c.last_now > p.last_now - ? * interval '1 millisecond') "
                     + "ON CONFLICT DO NOTHING RETURNING checkpoint_id";
@@ -40,6 +37,14 @@ final class CheckpointRows {
                     + "r.applied_at, r.decided_offset "
                     + "FROM partition_checkpoints c JOIN request_log r ON r.topic = c.topic AND r.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND r.applied_at + c.request_retention_ms" + RETAINED;
+    private static final String WAITER_COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, "
+            + "deadline, reply_topic, reply_partition, correlation_id, fingerprint";
+    private static final String COPY_WAITERS =
+            "INSERT INTO checkpoint_waiters (checkpoint_id, " + WAITER_COLUMNS + ") SELECT c.checkpoint_id, "
+                    + "w.record_offset, w.resource, w.request_id, w.owner, w.ttl_ms, w.queued_at, w.deadline, "
+                    + "w.reply_topic, w.reply_partition, w.correlation_id, w.fingerprint "
+                    + "FROM partition_checkpoints c JOIN lock_waiters w ON w.topic = c.topic AND w.partition = c.partition "
+                    + "WHERE c.checkpoint_id = ?";
     private static final String LATEST =
             "SELECT max(c.last_now) FROM partition_checkpoints c JOIN partition_progress p ON p.topic = c.topic "
                     + "AND p.partition = c.partition AND p.topic_id = c.topic_id WHERE c.topic = ? AND c.partition = ?";
@@ -94,7 +99,7 @@ final class CheckpointRows {
                 id = rs.getLong(1);
             }
         }
-        for (String copy : new String[] {COPY_LEASES, COPY_REQUESTS}) {
+        for (String copy : new String[] {COPY_LEASES, COPY_REQUESTS, COPY_WAITERS}) {
             try (PreparedStatement statement = connection.prepareStatement(copy)) {
                 statement.setLong(1, id);
                 statement.executeUpdate();

@@ -30,9 +30,11 @@ final class WaiterRows {
 
     // The queues of the batch's resources and of the partition's leases that end within its log
     // time, the waiters of its request IDs, and every waiter whose wait ends within its log time.
+    /** A waiter's columns, in the order {@link #waiter} reads them. */
+    static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
+            + "reply_partition, correlation_id, fingerprint";
     private static final String SELECT =
-            "SELECT record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
-                    + "reply_partition, correlation_id, fingerprint FROM lock_waiters w WHERE w.topic = ? "
+            "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
                     + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
                     + EPOCH_MS.formatted("?") + " OR w.resource IN (SELECT d.resource FROM distributed_locks d "
                     + "WHERE d.topic = w.topic AND d.partition = w.partition AND d.expires_at > " + EPOCH_MS.formatted("?")
@@ -71,14 +73,18 @@ final class WaiterRows {
             select.setLong(7, endingBy.toEpochMilli());
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    waiters.add(new Waiter(rs.getString(2), rs.getString(3), rs.getString(4),
-                            Duration.ofMillis(rs.getLong(5)), rs.getLong(1), SqlArrays.instant(rs, 6),
-                            SqlArrays.instant(rs, 7), route(rs, 8), Optional.ofNullable(rs.getBytes(10)),
-                            Fingerprint.ofHex(rs.getString(11))));
+                    waiters.add(waiter(rs));
                 }
             }
         }
         return waiters;
+    }
+
+    /** The waiter in the current row of a query of {@link #COLUMNS}. */
+    static Waiter waiter(ResultSet rs) throws SQLException {
+        return new Waiter(rs.getString(2), rs.getString(3), rs.getString(4), Duration.ofMillis(rs.getLong(5)),
+                rs.getLong(1), SqlArrays.instant(rs, 6), SqlArrays.instant(rs, 7), route(rs, 8),
+                Optional.ofNullable(rs.getBytes(10)), Fingerprint.ofHex(rs.getString(11)));
     }
 
     /** The waiters that joined, and the offsets of those that left, since the batch read them. */

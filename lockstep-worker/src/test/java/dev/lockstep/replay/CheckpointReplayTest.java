@@ -40,7 +40,10 @@ class CheckpointReplayTest {
     private static final List<RecordedEpoch> EPOCHS = List.of(
             new RecordedEpoch(0, "id", 0, SETTINGS, EpochOrigin.FIRST_START, "first start"));
 
-    /** Contended commands on a few resources, a second apart on average; every fifth one a retry of an earlier one. */
+    /**
+     * Contended commands on a few resources, a second apart on average; every fifth one a retry of
+     * an earlier one; one acquire in three waits in the queue, up to 30 s.
+     */
     private static List<Inbound> log(int count) {
         Random random = new Random(11);
         List<Inbound> log = new ArrayList<>();
@@ -57,6 +60,7 @@ class CheckpointReplayTest {
                 json = "{\"request_id\":\"r" + i + "\",\"type\":\"" + type + "\",\"resource\":\"job-" + random.nextInt(6)
                         + "\"" + (type.equals("status") ? "" : ",\"owner\":\"o" + random.nextInt(3) + "\"")
                         + (type.equals("acquire") || type.equals("renew") ? ",\"ttl_seconds\":" + (1 + random.nextInt(60)) : "")
+                        + (type.equals("acquire") && random.nextInt(3) == 0 ? ",\"wait_ms\":" + (1 + random.nextInt(30_000)) : "")
                         + "}";
                 sent.add(json);
             }
@@ -81,11 +85,14 @@ class CheckpointReplayTest {
     private static List<String> describe(Step step) {
         List<String> out = new ArrayList<>();
         step.events().forEach(e -> out.add(e.entry().value()));
-        if (step.answer().orElseThrow() instanceof Outbound.ReplyRecord reply) {
-            out.add(new String(reply.value(), StandardCharsets.UTF_8));
-        } else {
-            out.add("dead letter: " + ((Outbound.DeadLetter) step.answer().orElseThrow()).reason());
-        }
+        step.deferred().forEach(reply -> out.add("to a waiter: " + new String(reply.value(), StandardCharsets.UTF_8)));
+        step.answer().ifPresent(answer -> {
+            if (answer instanceof Outbound.ReplyRecord reply) {
+                out.add(new String(reply.value(), StandardCharsets.UTF_8));
+            } else {
+                out.add("dead letter: " + ((Outbound.DeadLetter) answer).reason());
+            }
+        });
         return out;
     }
 
@@ -110,23 +117,27 @@ class CheckpointReplayTest {
     @Test
     void aReplayFromACheckpointYieldsWhatTheWholeReplayYieldsAfterIt() {
         List<Inbound> log = log(3_000);
-        Map<Long, Checkpoint> taken = checkpointsAt(log, 1_700);
-        Checkpoint at1700 = taken.get(1_700L);
-        assertThat(at1700.requests()).as("request entries within the retention").hasSizeGreaterThan(50);
-        assertThat(at1700.requests()).as("nothing past the retention").allMatch(e -> e.rememberedAt(
-                at1700.position().clock(), SETTINGS));
+        Map<Long, Checkpoint> taken = checkpointsAt(log, 1_670);
+        Checkpoint at1670 = taken.get(1_670L);
+        assertThat(at1670.requests()).as("request entries within the retention").hasSizeGreaterThan(50);
+        assertThat(at1670.requests()).as("nothing past the retention").allMatch(e -> e.rememberedAt(
+                at1670.position().clock(), SETTINGS));
+        assertThat(at1670.waiters()).as("acquires waiting at the checkpoint").isNotEmpty();
 
-        List<String> whole = outputs(PartitionReplay.start(EPOCHS, 0, List.of(), c -> Optional.empty()), log, 1_700);
-        PartitionReplay fromCheckpoint = PartitionReplay.start(EPOCHS, 1_200, List.of(listed(1_700, at1700)),
-                c -> Optional.of(at1700));
+        List<String> whole = outputs(PartitionReplay.start(EPOCHS, 0, List.of(), c -> Optional.empty()), log, 1_670);
+        PartitionReplay fromCheckpoint = PartitionReplay.start(EPOCHS, 1_200, List.of(listed(1_670, at1670)),
+                c -> Optional.of(at1670));
         assertThat(fromCheckpoint.unverifiable()).isEmpty();
-        assertThat(fromCheckpoint.readFrom()).isEqualTo(1_700);
+        assertThat(fromCheckpoint.readFrom()).isEqualTo(1_670);
         List<String> resumed = outputs(fromCheckpoint, log, 0);
 
         assertThat(resumed).isEqualTo(whole);
         assertThat(whole).anyMatch(value -> value.contains("\"fencing_token\":"));
-        assertThat(fromCheckpoint.replayed()).isEqualTo(1_300);
-        assertThat(fromCheckpoint.startedFrom()).hasValueSatisfying(c -> assertThat(c.nextOffset()).isEqualTo(1_700));
+        assertThat(whole).as("waiters queued before the checkpoint answered after it").anyMatch(value ->
+                value.startsWith("to a waiter:") && at1670.waiters().stream().anyMatch(w -> value.contains(
+                        "\"request_id\":\"" + w.requestId() + "\"")));
+        assertThat(fromCheckpoint.replayed()).isEqualTo(1_330);
+        assertThat(fromCheckpoint.startedFrom()).hasValueSatisfying(c -> assertThat(c.nextOffset()).isEqualTo(1_670));
         assertThat(Checkpoint.of(fromCheckpoint.state().orElseThrow(), SETTINGS)).isEqualTo(
                 checkpointsAt(log, 3_000).get(3_000L));
     }
@@ -163,22 +174,25 @@ class CheckpointReplayTest {
     @Test
     void aCheckpointThatIsNotTheStateTheLogLeavesIsNamed() {
         List<Inbound> log = log(400);
-        Checkpoint at300 = checkpointsAt(log, 300).get(300L);
-        Lease first = at300.leases().get(0);
-        List<Lease> forged = new ArrayList<>(at300.leases());
+        Checkpoint at270 = checkpointsAt(log, 270).get(270L);
+        Lease first = at270.leases().get(0);
+        List<Lease> forged = new ArrayList<>(at270.leases());
         forged.set(0, new Lease(first.resource(), "mallory", first.fencingToken(), first.acquiredAt(), first.expiresAt()));
-        List<RequestEntry> fewer = at300.requests().subList(1, at300.requests().size());
-        Checkpoint edited = new Checkpoint(at300.position(), forged, fewer);
+        List<RequestEntry> fewer = at270.requests().subList(1, at270.requests().size());
+        assertThat(at270.waiters()).as("acquires waiting at the checkpoint").isNotEmpty();
+        Checkpoint edited = new Checkpoint(at270.position(), forged, fewer,
+                at270.waiters().subList(1, at270.waiters().size()));
 
-        PartitionReplay replay = PartitionReplay.start(EPOCHS, 0, List.of(listed(300, edited)), c -> Optional.of(edited));
+        PartitionReplay replay = PartitionReplay.start(EPOCHS, 0, List.of(listed(270, edited)), c -> Optional.of(edited));
         outputs(replay, log, 0);
         assertThat(replay.checkpointsCompared()).isEqualTo(1);
         assertThat(replay.divergences()).singleElement().satisfies(d -> {
             assertThat(d.kind()).isEqualTo(Divergence.Kind.CHECKPOINT_DIFFERS);
-            assertThat(d.source()).isEqualTo("lock.commands-0@300");
+            assertThat(d.source()).isEqualTo("lock.commands-0@270");
             assertThat(d.found()).contains("lease " + first.resource()).contains("mallory")
-                    .contains("request " + at300.requests().get(0).requestId() + " missing");
+                    .contains("request " + at270.requests().get(0).requestId() + " missing")
+                    .contains("waiter " + at270.waiters().get(0).requestId() + " missing");
         });
-        assertThat(at300.differenceFrom(at300)).isEmpty();
+        assertThat(at270.differenceFrom(at270)).isEmpty();
     }
 }
