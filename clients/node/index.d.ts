@@ -21,6 +21,10 @@ export interface Reply {
   retryAfterMs: number | null;
   /** why an acquire that waited is not_acquired */
   reason: 'wait_expired' | 'queue_full' | 'cancelled' | null;
+  /** on locked: how many acquires wait in the resource's queue */
+  waiters: number;
+  /** on locked, for a status naming an owner who waits: its place in the queue, 1 = next */
+  position: number | null;
   problem: Problem | null;
   /** the reply's JSON as the worker wrote it */
   raw: string;
@@ -64,7 +68,7 @@ export class LockClient {
   acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number }): Promise<Reply>;
   renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
-  status(resource: string, options?: { requestId?: string }): Promise<Reply>;
+  status(resource: string, options?: { owner?: string; requestId?: string }): Promise<Reply>;
   cancel(acquire: Command): Promise<void>;
   send(command: Command): Promise<Reply>;
   tryAcquire(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease | null>;

@@ -126,9 +126,9 @@ class LockClient {
     return this._answer(LockClient._command('release', resource, requestId, { owner, fencing_token: fencingToken }));
   }
 
-  /** `locked` (`reply.lock`) or `not_found`. */
-  status(resource, { requestId } = {}) {
-    return this._answer(LockClient._command('status', resource, requestId, {}));
+  /** `locked` (`reply.lock`, `reply.waiters`; with `owner`, its waiting acquire's `reply.position`) or `not_found`. */
+  status(resource, { owner, requestId } = {}) {
+    return this._answer(LockClient._command('status', resource, requestId, { owner }));
   }
 
   /** Publishes the cancellation of `acquire` (the command sent): the lease it granted, if any, is released. */

@@ -30,6 +30,8 @@ function parseReply(value) {
   return {
     requestId: body.request_id, type: body.type ?? null, resource: body.resource ?? null, outcome: body.outcome,
     lock, retryAfterMs: body.retry_after_ms ?? null, reason: body.reason ?? null, problem: body.problem ?? null,
+    waiters: Number.isInteger(body.waiters) ? body.waiters : 0,
+    position: Number.isInteger(body.position) ? body.position : null,
     raw: value.toString('utf8'),
   };
 }

@@ -22,8 +22,10 @@ describe('waiting in the queue', () => {
     const held = await client.acquire(resource, 'holder', 30);
     let settled = false;
     const waiting = client.acquire(resource, 'next', 30, { waitSeconds: 20 }).then((reply) => { settled = true; return reply; });
-    for (let i = 0; i < 200 && !(await client.status(resource)).raw.includes('"waiters":1'); i += 1) await sleep(50);
+    for (let i = 0; i < 200 && (await client.status(resource)).waiters !== 1; i += 1) await sleep(50);
     assert.equal(settled, false, 'it waits in the queue');
+    assert.equal((await client.status(resource, { owner: 'next' })).position, 1);
+    assert.equal((await client.status(resource, { owner: 'holder' })).position, null, 'the holder does not wait');
     await client.release(resource, 'holder');
     const granted = await waiting;
     assert.equal(granted.outcome, 'acquired');

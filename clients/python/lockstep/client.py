@@ -140,9 +140,10 @@ class LockClient:
         """``released``, ``forbidden`` or ``not_found``."""
         return self._answer(self._command("release", resource, request_id, owner=owner, fencing_token=fencing_token))
 
-    def status(self, resource, request_id=None):
-        """``locked`` (``reply.lock``) or ``not_found``."""
-        return self._answer(self._command("status", resource, request_id))
+    def status(self, resource, owner=None, request_id=None):
+        """``locked`` (``reply.lock``, ``reply.waiters``) or ``not_found``. Given ``owner``, a waiting
+        acquire of that owner's place in the queue is ``reply.position`` (1 = next in line)."""
+        return self._answer(self._command("status", resource, request_id, owner=owner))
 
     def cancel(self, acquire):
         """Publishes the cancellation of ``acquire`` (the command dict sent), keyed like it, so the worker

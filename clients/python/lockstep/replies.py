@@ -35,6 +35,10 @@ class Reply:
     raw: str
     reason: Optional[str] = None
     """Why an acquire that waited is ``not_acquired``: ``wait_expired``, ``queue_full`` or ``cancelled``."""
+    waiters: int = 0
+    """On ``locked``: how many acquires wait in the resource's queue."""
+    position: Optional[int] = None
+    """On ``locked``, for a status that named an owner who waits: its place in the queue, 1 = next."""
 
     @staticmethod
     def parse(value):
@@ -56,7 +60,8 @@ class Reply:
             except (KeyError, TypeError, ValueError):
                 return None
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
-                     body.get("retry_after_ms"), body.get("problem"), text, body.get("reason"))
+                     body.get("retry_after_ms"), body.get("problem"), text, body.get("reason"),
+                     body.get("waiters", 0), body.get("position"))
 
 
 def mismatch(command, reply):

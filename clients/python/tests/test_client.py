@@ -110,9 +110,11 @@ class Waiting(WithClient):
             self.client.acquire(resource, "next", ttl=30, wait=20)))
         waiter.start()
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and '"waiters":1' not in self.client.status(resource).raw:
+        while time.monotonic() < deadline and self.client.status(resource).waiters != 1:
             time.sleep(0.05)
         self.assertEqual([], replies, "it waits in the queue")
+        self.assertEqual(1, self.client.status(resource, owner="next").position)
+        self.assertIsNone(self.client.status(resource, owner="holder").position, "the holder does not wait")
         self.client.release(resource, "holder")
         waiter.join(10)
         self.assertEqual("acquired", replies[0].outcome)

@@ -3,6 +3,7 @@ package dev.lockstep.cli;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Command;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
@@ -100,12 +101,16 @@ final class LockCommands {
         @Parameters(paramLabel = "RESOURCE", description = "The resource to lock: 1 to 255 characters of plain text.")
         String resource;
 
+        @Option(names = "--owner", description = "Also show where this owner's waiting acquire stands in the "
+                + "resource's queue (position 1 is next in line).")
+        String owner;
+
         @Mixin
         ClientOptions client;
 
         @Override
         public Integer call() {
-            return client.call(new Command.Status(LockClient.newRequestId(), resource));
+            return client.call(new Command.Status(LockClient.newRequestId(), resource, Optional.ofNullable(owner)));
         }
     }
 }

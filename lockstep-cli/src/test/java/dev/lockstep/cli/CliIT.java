@@ -1,6 +1,7 @@
 package dev.lockstep.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.testkit.LockstepExtension;
@@ -8,11 +9,13 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
@@ -61,7 +64,15 @@ class CliIT {
         assertThat(run("release", "payment:42", "--owner", "worker-2").exitCode()).isEqualTo(ExitCodes.FORBIDDEN);
         assertThat(run("acquire", "payment:42", "--owner", "worker-1", "--ttl", "0").exitCode())
                 .isEqualTo(ExitCodes.INVALID);
+        CompletableFuture<CliRun> queued = CompletableFuture.supplyAsync(
+                () -> run("acquire", "payment:42", "--owner", "worker-3", "--ttl", "30", "--wait", "20"));
+        await().atMost(Duration.ofSeconds(15)).until(
+                () -> run("status", "payment:42", "--owner", "worker-3").json().path("position").asInt() == 1);
+        assertThat(run("status", "payment:42", "--owner", "worker-2").json().has("position"))
+                .as("worker-2 does not wait").isFalse();
         assertThat(run("release", "payment:42", "--owner", "worker-1").exitCode()).isZero();
+        assertThat(queued.join().json().path("lock").path("owner").asText()).as("its turn came").isEqualTo("worker-3");
+        assertThat(run("release", "payment:42", "--owner", "worker-3").exitCode()).isZero();
         assertThat(run("status", "payment:42").exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
     }
 

@@ -247,6 +247,11 @@ class LockClientIT {
             CompletableFuture<Verdict> second = client.acquire("fifo", "second", Duration.ofSeconds(30),
                     Duration.ofSeconds(20));
             commands.await(r -> text(r).contains("\"owner\":\"second\""), 1);
+            assertThat(client.blocking().status("fifo", "second")).isInstanceOfSatisfying(Verdict.Locked.class,
+                    locked -> {
+                        assertThat(locked.waiters()).isEqualTo(2);
+                        assertThat(locked.position()).as("behind first").hasValue(2);
+                    });
             Thread.sleep(1_500);
             assertThat(first).as("it waits in the queue").isNotDone();
 

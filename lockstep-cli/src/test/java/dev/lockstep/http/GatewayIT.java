@@ -165,6 +165,9 @@ class GatewayIT {
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> json(call("GET", lock(resource), null))
                 .path("waiters").asInt() == 1);
         assertThat(waiting).isNotDone();
+        assertThat(json(call("GET", lock(resource) + "?owner=next", null)).path("position").asInt())
+                .as("the waiter's own owner learns its place").isEqualTo(1);
+        assertThat(json(call("GET", lock(resource) + "?owner=holder", null)).has("position")).isFalse();
 
         assertThat(call("DELETE", lock(resource), "{\"owner\":\"holder\"}").statusCode()).isEqualTo(204);
 

@@ -39,6 +39,10 @@ public final class BlockingLockClient {
         return join(client.status(resource));
     }
 
+    public Verdict status(String resource, String owner) {
+        return join(client.status(resource, owner));
+    }
+
     public Optional<HeldLease> tryAcquire(String resource, String owner, Duration ttl, Duration wait) {
         return join(client.tryAcquire(resource, owner, ttl, wait));
     }

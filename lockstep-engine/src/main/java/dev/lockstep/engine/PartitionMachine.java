@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -248,7 +249,7 @@ public final class PartitionMachine {
                 }
                 verdict = new Verdict.NotAcquired(refused.retryAfter(), Optional.of(WaitEnd.QUEUE_FULL));
             } else if (decision.verdict() instanceof Verdict.Locked locked) {
-                verdict = new Verdict.Locked(locked.lease(), state.queues().length(command.resource()));
+                verdict = withQueue(locked, command, state.queues());
             } else {
                 verdict = decision.verdict();
             }
@@ -285,5 +286,12 @@ public final class PartitionMachine {
         return now.isBefore(until)
                 ? Optional.of(new Quarantine(quarantine.lostFrom(), quarantine.lostTo(), Optional.of(until)))
                 : Optional.empty();
+    }
+
+    /** A status says how many wait, and, asked by a waiter's owner, where it stands. */
+    private static Verdict.Locked withQueue(Verdict.Locked locked, Command command, WaitQueues queues) {
+        OptionalInt position = command instanceof Command.Status status && status.owner().isPresent()
+                ? queues.position(command.resource(), status.owner().get()) : OptionalInt.empty();
+        return new Verdict.Locked(locked.lease(), queues.length(command.resource()), position);
     }
 }

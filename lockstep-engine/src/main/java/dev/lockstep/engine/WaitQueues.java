@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.PriorityQueue;
 import java.util.Set;
 
@@ -62,6 +63,18 @@ public final class WaitQueues {
     int length(String resource) {
         ArrayDeque<Waiter> queue = byResource.get(resource);
         return queue == null ? 0 : queue.size();
+    }
+
+    /** Where the owner's first waiting acquire stands in the resource's queue, 1 = next in line. */
+    OptionalInt position(String resource, String owner) {
+        int place = 1;
+        for (Waiter waiter : byResource.getOrDefault(resource, new ArrayDeque<>())) {
+            if (waiter.owner().equals(owner)) {
+                return OptionalInt.of(place);
+            }
+            place++;
+        }
+        return OptionalInt.empty();
     }
 
     Optional<Waiter> first(String resource) {

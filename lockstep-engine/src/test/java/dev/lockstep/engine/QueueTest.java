@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -235,6 +236,33 @@ class QueueTest {
                 .as("as it always read").doesNotContain("waiters");
         assertThat(verdict((Outbound.ReplyRecord) two.answer().orElseThrow())).isInstanceOfSatisfying(
                 Verdict.Locked.class, locked -> assertThat(locked.waiters()).isEqualTo(2));
+    }
+
+    @Test
+    void aStatusNamingAWaitersOwnerSaysWhereItStands() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusMillis(1), acquire("b", "x", 30, 60_000));
+        at(T0.plusMillis(2), acquire("c", "y", 30, 60_000));
+
+        assertThat(position(status("s1", "y"))).as("behind x").hasValue(2);
+        assertThat(position(status("s2", "x"))).hasValue(1);
+        assertThat(position(status("s3", "holder"))).as("the holder does not wait").isEmpty();
+        assertThat(position(status("s4", "nobody"))).isEmpty();
+        at(T0.plusMillis(3), release("r", "holder"));
+        assertThat(position(status("s5", "y"))).as("x was granted it").hasValue(1);
+        Step retried = status("s1", "y");
+        assertThat(position(retried)).as("a retry gets the stored reply").hasValue(2);
+        assertThat(new String(((Outbound.ReplyRecord) status("s1", "x").answer().orElseThrow()).value(),
+                StandardCharsets.UTF_8)).as("another owner under the same request ID").contains("\"invalid\"");
+    }
+
+    private Step status(String id, String owner) {
+        return at(time.plusMillis(1), "{\"request_id\":\"" + id + "\",\"type\":\"status\",\"resource\":\"job\","
+                + "\"owner\":\"" + owner + "\"}");
+    }
+
+    private static OptionalInt position(Step step) {
+        return ((Verdict.Locked) verdict((Outbound.ReplyRecord) step.answer().orElseThrow())).position();
     }
 
     @Test

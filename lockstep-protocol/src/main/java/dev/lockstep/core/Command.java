@@ -76,7 +76,16 @@ public sealed interface Command {
         }
     }
 
-    record Status(String requestId, String resource) implements Command {
+    /**
+     * @param owner when given, and that owner waits in the resource's queue, the reply says where
+     *     in line (only the waiter's own owner learns it)
+     */
+    record Status(String requestId, String resource, Optional<String> owner) implements Command {
+
+        public Status(String requestId, String resource) {
+            this(requestId, resource, Optional.empty());
+        }
+
         @Override
         public CommandType type() {
             return CommandType.STATUS;

@@ -2,6 +2,7 @@ package dev.lockstep.core;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Every answer a command can get, with exactly the data each carries: what the arbiter decides
@@ -56,11 +57,17 @@ public sealed interface Verdict {
      * Status of a live lease.
      *
      * @param waiters how many acquires wait in the resource's queue behind it
+     * @param position where the status's owner waits in that queue, 1 = next in line; empty when
+     *     the status named no owner or its owner does not wait
      */
-    record Locked(Lease lease, int waiters) implements Verdict {
+    record Locked(Lease lease, int waiters, OptionalInt position) implements Verdict {
 
         public Locked(Lease lease) {
-            this(lease, 0);
+            this(lease, 0, OptionalInt.empty());
+        }
+
+        public Locked(Lease lease, int waiters) {
+            this(lease, waiters, OptionalInt.empty());
         }
 
         @Override

@@ -95,9 +95,11 @@ public final class CommandDecoder {
                     : "must equal the record key");
         }
         boolean needsOwner = type.isPresent() && type.get() != CommandType.STATUS;
+        boolean asksPosition = type.filter(t -> t == CommandType.STATUS).isPresent() && fields.containsKey("owner");
         boolean needsTtl = type.filter(t -> t == CommandType.ACQUIRE || t == CommandType.RENEW).isPresent();
         boolean takesToken = type.filter(t -> t == CommandType.RENEW || t == CommandType.RELEASE).isPresent();
-        Optional<String> owner = needsOwner ? reader.text("owner", Limits.MAX_OWNER_CHARS, true) : Optional.empty();
+        Optional<String> owner = needsOwner || asksPosition
+                ? reader.text("owner", Limits.MAX_OWNER_CHARS, true) : Optional.empty();
         Optional<Duration> ttl = needsTtl ? reader.ttl(limits.maxTtl()) : Optional.empty();
         Duration wait = type.filter(t -> t == CommandType.ACQUIRE).isPresent() ? reader.waitMs() : Duration.ZERO;
         OptionalLong token = takesToken ? reader.fencingToken() : OptionalLong.empty();
@@ -114,7 +116,7 @@ public final class CommandDecoder {
             case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), wait);
             case RENEW -> new Command.Renew(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), token);
             case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token, cancels);
-            case STATUS -> new Command.Status(requestId, resource.get());
+            case STATUS -> new Command.Status(requestId, resource.get(), owner);
         };
         return new ParsedCommand.Valid(requestId, replyTo, command);
     }

@@ -46,6 +46,8 @@ public final class CommandEncoder {
                 if (c.cancels().isPresent()) {
                     json.writeStringField("cancels", c.cancels().get());
                 }
+            } else if (command instanceof Command.Status c && c.owner().isPresent()) {
+                json.writeStringField("owner", c.owner().get());
             }
             if (replyTo.isPresent()) {
                 json.writeStringField("reply_to", replyTo.get());

@@ -33,6 +33,9 @@ public record Fingerprint(long w0, long w1, long w2, long w3) {
             canonical.text(c.owner()).separator().text(token(c.fencingToken()));
             // Only when given: the fingerprints stored for releases before cancellations stay as they were.
             c.cancels().ifPresent(id -> canonical.separator().text("cancels").separator().text(id));
+        } else if (command instanceof Command.Status c) {
+            // Only when given: the fingerprints stored for statuses before positions stay as they were.
+            c.owner().ifPresent(owner -> canonical.text(owner));
         }
         return ofDigest(canonical.digest());
     }

@@ -15,6 +15,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** Reads replies on the client side. Anything that is not a well-formed lockstep reply is ignored, not trusted. */
 public final class ReplyDecoder {
@@ -63,7 +64,9 @@ public final class ReplyDecoder {
                     Optional.ofNullable(json.path("reason").textValue()).flatMap(WaitEnd::fromWire)));
             case "renewed" -> Optional.of(new Verdict.Renewed(lease(json.path("lock"))));
             case "released" -> Optional.of(new Verdict.Released());
-            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock")), json.path("waiters").asInt(0)));
+            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock")), json.path("waiters").asInt(0),
+                    json.path("position").canConvertToInt() && json.path("position").asInt() > 0
+                            ? OptionalInt.of(json.path("position").asInt()) : OptionalInt.empty()));
             case "not_found" -> Optional.of(new Verdict.NotFound());
             case "forbidden" -> Optional.of(new Verdict.Forbidden());
             case "invalid" -> Optional.of(new Verdict.Invalid(problem(json.path("problem"))));

@@ -106,6 +106,9 @@ public final class ReplyEncoder {
             if (locked.waiters() > 0) {
                 json.number("waiters", locked.waiters());
             }
+            if (locked.position().isPresent()) {
+                json.number("position", locked.position().getAsInt());
+            }
         } else if (verdict instanceof Verdict.Invalid invalid) {
             writeProblem(json, invalid.problem());
         }

@@ -109,6 +109,20 @@ class CommandDecoderTest {
     }
 
     @Test
+    void aStatusMayNameAnOwnerToLearnItsPlaceInLine() {
+        assertThat(((ParsedCommand.Valid) decode("r",
+                "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"r\",\"owner\":\" a \"}")).command())
+                .as("trimmed as any owner").isEqualTo(new Command.Status("q", "r", Optional.of("a")));
+        assertThat(invalid("r", "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"r\",\"owner\":7}")
+                .errors()).containsExactly(new FieldError("owner", "must be a string"));
+        assertThat(invalid("r", "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"r\",\"owner\":\""
+                + "o".repeat(256) + "\"}").errors()).extracting(FieldError::field).containsExactly("owner");
+        Command status = new Command.Status("q", "r", Optional.of("w"));
+        assertThat(decoder.decode(CommandEncoder.key(status), CommandEncoder.encode(status, Optional.empty())))
+                .as("round trip").isEqualTo(new ParsedCommand.Valid("q", new ReplyTo.Default(), status));
+    }
+
+    @Test
     void aWaitIsAnAcquiresAlone() {
         assertThat(decode("r", "{\"request_id\":\"q\",\"type\":\"status\",\"resource\":\"r\",\"wait_ms\":-5}"))
                 .as("ignored as any unknown field").isInstanceOf(ParsedCommand.Valid.class);

@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -34,6 +35,8 @@ class FingerprintTest {
             canonical.append(c.owner()).append('\u0000')
                     .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
             c.cancels().ifPresent(id -> canonical.append("\u0000cancels\u0000").append(id));
+        } else if (command instanceof Command.Status c) {
+            c.owner().ifPresent(canonical::append);
         }
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                 .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
@@ -47,7 +50,8 @@ class FingerprintTest {
             String owner = NAMES[random.nextInt(NAMES.length)];
             OptionalLong token = random.nextBoolean() ? OptionalLong.of(random.nextLong(1, Long.MAX_VALUE)) : OptionalLong.empty();
             Duration ttl = Duration.ofSeconds(1 + random.nextInt(86_400));
-            Command command = switch (random.nextInt(6)) {
+            Command command = switch (random.nextInt(7)) {
+                case 6 -> new Command.Status("r" + i, resource, Optional.of(owner));
                 case 0 -> new Command.Acquire("r" + i, resource, owner, ttl);
                 case 5 -> new Command.Acquire("r" + i, resource, owner, ttl, Duration.ofMillis(1 + random.nextInt(300_000)));
                 case 1 -> new Command.Renew("r" + i, resource, owner, ttl, token);

@@ -36,7 +36,7 @@ import java.util.concurrent.CompletionException;
  *
  * <pre>
  * POST   /locks/{resource}        {"owner","ttl_seconds"[,"wait_seconds"]} 200 lock | 409 + Retry-After | 422
- * GET    /locks/{resource}                                                 200 lock | 404
+ * GET    /locks/{resource}[?owner=O]                                       200 lock | 404
  * DELETE /locks/{resource}        {"owner"[,"fencing_token"]}              204 | 403 | 404
  * POST   /locks/{resource}/renew  {"owner","ttl_seconds"[,"fencing_token"]} 200 lock | 403 | 404
  * </pre>
@@ -86,6 +86,9 @@ public final class LockGateway {
         String resource = ctx.pathParam("resource");
         ObjectNode command = JSON.createObjectNode();
         command.put("request_id", requestId).put("type", type.wireName()).put("resource", resource);
+        if (type == CommandType.STATUS && ctx.queryParam("owner") != null) {
+            command.put("owner", ctx.queryParam("owner")); // where that owner waits in the queue
+        }
         if (!FIELDS.get(type).isEmpty() && !ctx.body().isBlank()) {
             JsonNode body;
             try {
