@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
+import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.replay.Replay;
 import dev.lockstep.replay.ReplayReport;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -60,6 +62,11 @@ class QueueIT {
             wire.send(acquire(impatient, "printer", "impatient", 30).put("wait_ms", 1_500));
             events.await(r -> EventCodec.decode(r.value()).kind() == LeaseEvent.Kind.QUEUED, 3);
             assertThat(wire.await(second, 0)).as("no reply while waiting").isEmpty();
+            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                    worker.registry().find("lockstep.waiters").gauges()).as("one gauge per partition")
+                    .hasSize(LockstepExtension.PARTITIONS)
+                    .extracting(gauge -> gauge.getId().getTag("partition") + "=" + (long) gauge.value())
+                    .contains(ResourcePartition.of("printer".getBytes(StandardCharsets.UTF_8), LockstepExtension.PARTITIONS) + "=3"));
 
             JsonNode released = wire.call(release(newId(), "printer", "first"));
             assertThat(released.path("outcome").asText()).isEqualTo("released");

@@ -5,6 +5,7 @@ import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.Worker;
 import dev.lockstep.worker.WorkerSettings;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,22 +15,30 @@ public final class RunningWorker implements AutoCloseable {
 
     private final LockStore store;
     private final Worker worker;
+    private final MeterRegistry registry;
     private final Thread thread;
     private boolean closed;
 
-    private RunningWorker(LockStore store, Worker worker) {
+    private RunningWorker(LockStore store, Worker worker, MeterRegistry registry) {
         this.store = store;
         this.worker = worker;
+        this.registry = registry;
         this.thread = new Thread(worker::run, "worker");
     }
 
     static RunningWorker start(WorkerSettings settings, DatabaseSettings database, Clock clock) {
         LockStore store = PostgresLockStore.open(database);
-        Worker worker = Worker.connect(settings, store, clock, new SimpleMeterRegistry());
+        MeterRegistry registry = new SimpleMeterRegistry();
+        Worker worker = Worker.connect(settings, store, clock, registry);
         worker.checkTopics();
-        RunningWorker running = new RunningWorker(store, worker);
+        RunningWorker running = new RunningWorker(store, worker, registry);
         running.thread.start();
         return running;
+    }
+
+    /** The worker's metrics. */
+    public MeterRegistry registry() {
+        return registry;
     }
 
     /** Stops the worker; a second call does nothing, so a test may stop a worker early. */

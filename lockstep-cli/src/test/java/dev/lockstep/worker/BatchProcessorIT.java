@@ -115,7 +115,7 @@ class BatchProcessorIT {
         List<Outbound> later = Batches.processor(store).process(partition, third);
         assertThat(replies(later)).as("the last waiter's wait ended").containsExactly("w3", "s");
         assertThat(values(later).get(0)).contains("\"reason\":\"wait_expired\"");
-        assertThat(store.waiters("queue")).isZero();
+        assertThat(store.waiters("queue")).isEmpty();
     }
 
     private static List<String> replies(List<Outbound> outbound) {

@@ -42,8 +42,8 @@ public interface LockStore extends AutoCloseable {
     /** The leases live at their partition's clock (log time), over every partition of {@code topic}. */
     long liveLeases(String topic);
 
-    /** The acquires waiting in the queues of every partition of {@code topic}. */
-    long waiters(String topic);
+    /** The acquires waiting in the queues of each partition of {@code topic}; a partition where none waits is absent. */
+    Map<Integer, Long> waiters(String topic);
 
     /**
      * The partitions of {@code topic} among {@code partitions} where a lease ends, or a waiter's

@@ -225,8 +225,8 @@ public final class PostgresLockStore implements LockStore {
     }
 
     @Override
-    public long waiters(String topic) {
-        return TopicQueries.count(dataSource, TopicQueries.WAITERS, topic, "counting waiters");
+    public Map<Integer, Long> waiters(String topic) {
+        return TopicQueries.waiters(dataSource, topic);
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
@@ -21,7 +22,7 @@ final class TopicQueries {
     static final String LIVE_LEASES =
             "SELECT count(*) FROM distributed_locks d JOIN partition_progress p ON p.topic = d.topic "
                     + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
-    static final String WAITERS = "SELECT count(*) FROM lock_waiters WHERE topic = ?";
+    private static final String WAITERS = "SELECT partition, count(*) FROM lock_waiters WHERE topic = ? GROUP BY partition";
     // Ends the partition's log time has not reached, but the wall clock has: a lease's, or a wait's.
     private static final String ENDING_BY =
             "SELECT partition, min(ends) FROM (SELECT d.partition, d.expires_at AS ends FROM distributed_locks d "
@@ -46,6 +47,23 @@ final class TopicQueries {
             }
         } catch (SQLException e) {
             throw new StoreException(what + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    static Map<Integer, Long> waiters(DataSource dataSource, String topic) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(WAITERS)) {
+            select.setString(1, topic);
+            Map<Integer, Long> waiting = new HashMap<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    waiting.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+            connection.rollback();
+            return waiting;
+        } catch (SQLException e) {
+            throw new StoreException("counting waiters failed: " + e.getMessage(), e);
         }
     }
 

@@ -29,13 +29,16 @@ final class Instruments implements AutoCloseable {
     /** Records behind the log's end, per assigned partition, as of the last poll. */
     private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Gauge> lagGauges = new HashMap<>();
+    private final QueueLengths queueLengths;
+    private final Map<TopicPartition, Gauge> queueGauges = new HashMap<>();
 
     private Instruments(KafkaClientMetrics consumerMetrics, KafkaClientMetrics producerMetrics, MeterRegistry registry,
-            Consumer<byte[], byte[]> consumer) {
+            Consumer<byte[], byte[]> consumer, QueueLengths queueLengths) {
         this.consumerMetrics = consumerMetrics;
         this.producerMetrics = producerMetrics;
         this.registry = registry;
         this.consumer = consumer;
+        this.queueLengths = queueLengths;
     }
 
     static Instruments bind(MeterRegistry registry, Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
@@ -61,19 +64,14 @@ final class Instruments implements AutoCloseable {
             }
         }).description("Leases live at their partition's log time, over every partition of the command topic")
                 .register(registry);
-        Gauge.builder("lockstep.waiters", store, s -> {
-            try {
-                return s.waiters(commandTopic);
-            } catch (StoreException e) {
-                return Double.NaN;
-            }
-        }).description("Acquires waiting in the queues of every partition of the command topic").register(registry);
-        return new Instruments(consumerMetrics, producerMetrics, registry, consumer);
+        return new Instruments(consumerMetrics, producerMetrics, registry, consumer,
+                new QueueLengths(store, commandTopic, Duration.ofSeconds(1), System::nanoTime));
     }
 
     /**
      * Updates each assigned partition's lag from what the consumer knows locally (no request),
-     * and drops the gauges of partitions no longer assigned. Poll thread only: the consumer is.
+     * gives each a queue-length gauge, and drops the gauges of partitions no longer assigned (so
+     * that the workers of a group report each partition once). Poll thread only: the consumer is.
      */
     void afterPoll() {
         Set<TopicPartition> assigned = consumer.assignment();
@@ -82,6 +80,7 @@ final class Instruments implements AutoCloseable {
             if (behind.isPresent()) {
                 lag.computeIfAbsent(tp, this::lagGauge).set(behind.getAsLong());
             }
+            queueGauges.computeIfAbsent(tp, this::queueGauge);
         }
         for (TopicPartition gone : Set.copyOf(lagGauges.keySet())) {
             if (!assigned.contains(gone)) {
@@ -89,6 +88,18 @@ final class Instruments implements AutoCloseable {
                 lag.remove(gone);
             }
         }
+        for (TopicPartition gone : Set.copyOf(queueGauges.keySet())) {
+            if (!assigned.contains(gone)) {
+                registry.remove(queueGauges.remove(gone));
+            }
+        }
+    }
+
+    private Gauge queueGauge(TopicPartition tp) {
+        // Asked of the database at each scrape (at most once a second): NaN while it does not answer.
+        return Gauge.builder("lockstep.waiters", queueLengths, lengths -> lengths.of(tp.partition()))
+                .description("Acquires waiting in the wait queues, per assigned partition")
+                .tag("partition", Integer.toString(tp.partition())).register(registry);
     }
 
     private AtomicLong lagGauge(TopicPartition tp) {

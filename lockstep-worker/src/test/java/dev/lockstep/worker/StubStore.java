@@ -44,9 +44,17 @@ final class StubStore implements LockStore {
     }
 
     @Override
-    public long waiters(String topic) {
-        return 0;
+    public Map<Integer, Long> waiters(String topic) {
+        asked++;
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+        return waiting;
     }
+
+    /** The waiters per partition, as the test says; and how often they were asked for. */
+    Map<Integer, Long> waiting = Map.of();
+    int asked;
 
     /** Where leases end, as the test says. */
     Map<Integer, Instant> ending = Map.of();
