@@ -113,6 +113,21 @@ class AuditIT {
             }
         }
         assertThat(checked).isGreaterThan(50);
+        Audit audit = new Audit(env.kafka(), topics.events());
+        int waited = 0;
+        for (String resource : seen.keySet()) {
+            if (!resource.startsWith(prefix)) {
+                continue;
+            }
+            for (Hold hold : audit.resource(resource).all()) {
+                if (hold.waited().isPresent()) {
+                    assertThat(dom).as("its wait drawn").contains("data-token=\"" + hold.fencingToken()
+                            + "\" data-waited=\"" + hold.waited().get().toMillis() + "\"");
+                    waited++;
+                }
+            }
+        }
+        assertThat(waited).as("holds granted to waiters").isPositive();
     }
 
     /** The page's DOM after its script ran, as headless Chromium leaves it. */

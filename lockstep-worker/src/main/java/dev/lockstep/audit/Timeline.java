@@ -3,7 +3,8 @@ package dev.lockstep.audit;
 /**
  * The HTML timeline: one self-contained file (no network), the holds embedded as JSON and drawn
  * by a small script as one bar per hold (a row each, so a few hundred stay readable), owner and
- * token on the bar, times on hover.
+ * token on the bar, times on hover; a hold granted to a waiter has its wait in the queue drawn as a
+ * pale bar before it.
  */
 final class Timeline {
 
@@ -31,13 +32,14 @@ final class Timeline {
               .hold.released rect { fill: #4c78a8; }
               .hold.expired rect { fill: #e45756; }
               .hold.held rect { fill: #54a24b; }
+              .hold rect.wait { fill: #c9c9c9; }
               .hold text { font-size: 11px; fill: #111; }
               .legend span { display: inline-block; padding: 0 0.6em; margin-right: 0.5em; border-radius: 3px; color: #fff; }
             </style>
             </head>
             <body>
             <h1>lockstep audit</h1>
-            <p class="legend"><span style="background:#4c78a8">released</span><span style="background:#e45756">expired</span><span style="background:#54a24b">held</span>
+            <p class="legend"><span style="background:#4c78a8">released</span><span style="background:#e45756">expired</span><span style="background:#54a24b">held</span><span style="background:#c9c9c9;color:#222">waited in the queue</span>
             Times are log times (UTC). Hover over a bar for its times.</p>
             <div id="timeline"></div>
             <script type="application/json" id="holds">@HOLDS@</script>
@@ -49,7 +51,8 @@ final class Timeline {
               var all = [];
               resources.forEach(function (r) { r.holds.forEach(function (h) { all.push(h); }); });
               var until = function (h) { return Date.parse(h.ended_at || h.expires_at); };
-              var min = Math.min.apply(null, all.map(function (h) { return Date.parse(h.acquired_at); }));
+              var queued = function (h) { return Date.parse(h.acquired_at) - (h.waited_ms || 0); };
+              var min = Math.min.apply(null, all.map(queued));
               var max = Math.max.apply(null, all.map(until));
               var span = Math.max(max - min, 1);
               var x = function (t) { return left + (t - min) / span * (width - left - 200); };
@@ -73,6 +76,13 @@ final class Timeline {
                   var from = x(Date.parse(h.acquired_at)), to = x(until(h));
                   var g = el('g', { 'class': 'hold ' + h.end, 'data-owner': h.owner, 'data-token': h.fencing_token });
                   var label = h.owner + ' \\u00b7 #' + h.fencing_token + (h.taken_over ? ' (took over)' : '');
+                  if (h.waited_ms !== undefined) {
+                    g.setAttribute('data-waited', h.waited_ms);
+                    var wait = el('rect', { 'class': 'wait', x: x(queued(h)), y: y,
+                        width: Math.max(from - x(queued(h)), 1), height: row - 4 });
+                    wait.appendChild(el('title', {}, h.owner + ' waited ' + h.waited_ms + ' ms in the queue'));
+                    g.appendChild(wait);
+                  }
                   var rect = el('rect', { x: from, y: y, width: Math.max(to - from, 2), height: row - 4 });
                   rect.appendChild(el('title', {}, label + ': ' + h.acquired_at + ' \\u2192 '
                       + (h.ended_at || h.expires_at + ' (expiry)') + ', ' + h.end));
