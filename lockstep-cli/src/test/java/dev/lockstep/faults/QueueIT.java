@@ -72,6 +72,9 @@ class QueueIT {
             assertThat(released.path("outcome").asText()).isEqualTo("released");
             ConsumerRecord<byte[], byte[]> granted = wire.await(second, 1).get(0);
             assertThat(outcome(granted)).isEqualTo("acquired");
+            assertThat(granted.partition()).as("a waiter read back from the database is answered where its "
+                    + "request asked: no partition named, so by its request ID").isEqualTo(ResourcePartition.of(
+                    second.getBytes(StandardCharsets.UTF_8), LockstepExtension.PARTITIONS));
             long secondToken = Commands.parse(granted.value()).path("lock").path("fencing_token").asLong();
 
             // Nothing else is sent: the wait of the impatient one ends, then second's 2 s lease,

@@ -138,8 +138,10 @@ final class WaiterRows {
     }
 
     private static ReplyRoute route(ResultSet rs, int column) throws SQLException {
+        String topic = rs.getString(column);
         int replyPartition = rs.getInt(column + 1);
-        return new ReplyRoute(rs.getString(column), rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(replyPartition));
+        // wasNull speaks of the last column read: the partition, read last.
+        return new ReplyRoute(topic, rs.wasNull() ? OptionalInt.empty() : OptionalInt.of(replyPartition));
     }
 
     private static void bindRoute(PreparedStatement statement, Script.Index at, ReplyRoute route) throws SQLException {
