@@ -20,6 +20,7 @@ import java.util.stream.StreamSupport;
 /**
  * The tables of docs/benchmarks.md, made from the result files a benchmark writes, so that the
  * page shows what the files say: {@code peers} from {@code bench --peers}'s {@code peers.json},
+ * {@code contended} from its {@code peers-contended.json},
  * {@code modes} from {@code bench}'s {@code results.json}. Each such table in the page follows a
  * comment {@code <!-- table: KIND from FILE -->} (FILE relative to the page). {@link #main} makes
  * the page's tables again, in place; {@code BenchmarkTablesTest} fails when the page differs.
@@ -32,7 +33,7 @@ public final class BenchmarkTables {
 
     /** A kind of table, by the name the page's comment uses. */
     public static final Map<String, Function<JsonNode, String>> KINDS = Map.of("peers", BenchmarkTables::peers,
-            "modes", BenchmarkTables::modes);
+            "contended", BenchmarkTables::contended, "modes", BenchmarkTables::modes);
 
     private static final Map<String, String> SYSTEMS = Map.of("lockstep", "lockstep", "echo", "echo (not a lock)",
             "etcd", "etcd", "zookeeper", "ZooKeeper", "redis", "Redis");
@@ -94,6 +95,42 @@ public final class BenchmarkTables {
                     + " | " + ms(system, "concurrent_pair_p99_ms", 1) + " |");
         }
         return String.join("\n", rows);
+    }
+
+    /**
+     * One row per system of a {@code peers-contended.json}, for each caller count on the one
+     * resource: hand-overs per second, hand-over p50 and p99, grants out of order.
+     */
+    public static String contended(JsonNode contended) {
+        List<JsonNode> all = StreamSupport.stream(contended.spliterator(), false).toList();
+        List<Integer> counts = all.stream().map(r -> r.path("callers").asInt()).distinct().sorted().toList();
+        StringBuilder header = new StringBuilder("| system |");
+        StringBuilder rule = new StringBuilder("| --- |");
+        for (int callers : counts) {
+            header.append(" ").append(callers).append(" callers: hand-overs/s | p50 | p99 | out of order |");
+            rule.append(" ---: | ---: | ---: | ---: |");
+        }
+        List<String> lines = new ArrayList<>(List.of(header.toString(), rule.toString()));
+        for (String peer : all.stream().map(r -> r.path("peer").asText()).distinct().toList()) {
+            StringBuilder line = new StringBuilder("| " + SYSTEMS.getOrDefault(peer, peer) + " |");
+            for (int callers : counts) {
+                Optional<JsonNode> row = all.stream().filter(r -> r.path("peer").asText().equals(peer)
+                        && r.path("callers").asInt() == callers).findFirst();
+                if (row.isEmpty()) {
+                    line.append(" – | – | – | – |");
+                    continue;
+                }
+                JsonNode r = row.get();
+                long outOfOrder = r.path("out_of_order").asLong();
+                line.append(String.format(Locale.ROOT, " %,.0f |", r.path("hand_overs_per_s").asDouble()))
+                        .append(r.path("hand_over_p50_ms").isNumber() ? " " + ms(r, "hand_over_p50_ms", 1) + " |" : " – |")
+                        .append(r.path("hand_over_p99_ms").isNumber() ? " " + ms(r, "hand_over_p99_ms", 1) + " |" : " – |")
+                        .append(outOfOrder < 0 ? " – |" : String.format(Locale.ROOT, " %,d of %,d |", outOfOrder,
+                                r.path("grants").asLong()));
+            }
+            lines.add(line.toString());
+        }
+        return String.join("\n", lines);
     }
 
     /**

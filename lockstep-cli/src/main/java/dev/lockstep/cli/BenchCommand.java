@@ -109,6 +109,11 @@ final class BenchCommand implements Callable<Integer> {
             + "Default: ${DEFAULT-VALUE}.")
     int callers;
 
+    @Option(names = "--contended", paramLabel = "CALLERS", split = ",", defaultValue = "16,64",
+            description = "With --peers: the caller counts of the contended scenario, every caller on one resource, "
+                    + "holding it 1 ms (hand-overs/s, hand-over latency, grants out of order). Default: ${DEFAULT-VALUE}.")
+    List<Integer> contended;
+
     @Option(names = "--pairs", defaultValue = "2000", description = "With --peers: acquire + release pairs of the "
             + "one caller. Default: ${DEFAULT-VALUE}.")
     int pairs;
@@ -242,7 +247,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private int peers(PrintWriter printer) throws IOException, InterruptedException, SQLException {
         PeerBench.Options options = new PeerBench.Options(peerUrls == null ? Map.of() : peerUrls, startPeers, pairs,
-                callers, Duration.ofSeconds(seconds != null ? seconds : 10), out);
+                callers, Duration.ofSeconds(seconds != null ? seconds : 10), contended, out);
         Files.createDirectories(out);
         return withBrokerAndDatabase(printer, (kafka, databaseUrl) -> {
             try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {

@@ -6,18 +6,21 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.locks.LockSupport;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
 /**
- * Redis as a peer, the usual single-instance lock: {@code SET resource token NX PX ttl} to acquire,
- * a script that deletes the key only if it still holds the caller's token to release. Started with
+ * Redis as a peer, the usual single-instance lock: {@code SET resource token NX PX ttl} to acquire
+ * (again every millisecond while another holds it: Redis has no queue), a script that deletes the key only if it still holds the caller's token to release. Started with
  * {@code appendfsync always}, so that an acknowledged lock survives a crash, as lockstep's does.
  */
 final class RedisPeer implements LockPeer {
 
     private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
             + "return redis.call('del', KEYS[1]) else return 0 end";
+
+    private static final Duration POLL = Duration.ofMillis(1);
 
     private final RedisClient redis;
     private final String releaseSha;
@@ -32,7 +35,8 @@ final class RedisPeer implements LockPeer {
         String token = owner + "/" + UUID.randomUUID();
         SetParams params = SetParams.setParams().nx().px(ttl.toMillis());
         while (!"OK".equals(redis.set(resource, token, params))) {
-            Thread.onSpinWait();
+            // Held: ask again in a millisecond, as Jedis locks poll (Redis has no queue to wait in).
+            LockSupport.parkNanos(POLL.toNanos());
         }
         return () -> redis.evalsha(releaseSha, List.of(resource), List.of(token));
     }
@@ -52,7 +56,8 @@ final class RedisPeer implements LockPeer {
 
         @Override
         public String described() {
-            return "Redis (Jedis; SET NX PX, token-checked release script; appendonly yes, appendfsync always)";
+            return "Redis (Jedis; SET NX PX, polled every 1 ms while held, token-checked release script; appendonly "
+                    + "yes, appendfsync always)";
         }
 
         @Override

@@ -33,9 +33,10 @@ public final class PeerBench {
     /**
      * @param urls a server per peer name, given by the user
      * @param start whether to start from installed binaries the peers that have no URL
+     * @param contendedCallers the caller counts of the contended scenario (all on one resource); none skips it
      */
     public record Options(Map<String, String> urls, boolean start, int sequentialPairs, int callers,
-            Duration concurrentFor, Path out) {
+            Duration concurrentFor, List<Integer> contendedCallers, Path out) {
     }
 
     private final PrintWriter out;
@@ -52,11 +53,15 @@ public final class PeerBench {
                     out.println(line);
                     out.flush();
                 });
+        ContendedWorkload contended = new ContendedWorkload(options.contendedCallers(), options.concurrentFor());
         List<PeerWorkload.Figures> figures = new ArrayList<>();
+        List<ContendedWorkload.Figures> contendedFigures = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
         for (LockstepSide.Kind kind : LockstepSide.Kind.values()) {
             try (LockstepSide side = LockstepSide.start(kind, kafka, store)) {
                 figures.add(workload.measure(kind.peerName, kind.described, side.peer()));
+                contendedFigures.addAll(contended.measure(kind.peerName, side.peer(),
+                        kind == LockstepSide.Kind.LOCKSTEP));
             }
         }
         Map<String, LockPeer.Provider> providers = ServiceLoader.load(LockPeer.Provider.class).stream()
@@ -64,26 +69,30 @@ public final class PeerBench {
         Path servers = Files.createTempDirectory("lockstep-peers-");
         try {
             for (String name : PEERS) {
-                Optional<PeerWorkload.Figures> measured = measure(name, providers.get(name), workload, options,
-                        servers.resolve(name), skipped);
+                Optional<PeerWorkload.Figures> measured = measure(name, providers.get(name), workload, contended,
+                        contendedFigures, options, servers.resolve(name), skipped);
                 measured.ifPresent(figures::add);
             }
         } finally {
             deleteTree(servers);
         }
         PeerReport.print(figures, skipped, options, out);
+        PeerReport.printContended(contendedFigures, figures, options, out);
         Files.createDirectories(options.out());
-        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-                .writeValue(options.out().resolve("peers.json").toFile(), figures);
-        PeerReport.chart(figures, options.out().resolve("peers.png"));
-        out.println("wrote " + options.out().resolve("peers.json") + " and " + options.out().resolve("peers.png"));
+        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+        json.writeValue(options.out().resolve("peers.json").toFile(), figures);
+        json.writeValue(options.out().resolve("peers-contended.json").toFile(), contendedFigures);
+        PeerReport.chart(figures, options.callers(), options.out().resolve("peers.png"));
+        out.println("wrote " + options.out().resolve("peers.json") + ", " + options.out().resolve("peers-contended.json")
+                + " and " + options.out().resolve("peers.png"));
         out.flush();
         return figures;
     }
 
     private Optional<PeerWorkload.Figures> measure(String name, LockPeer.Provider provider, PeerWorkload workload,
-            Options options, Path dir, List<String> skipped) throws InterruptedException {
+            ContendedWorkload contended, List<ContendedWorkload.Figures> contendedFigures, Options options, Path dir,
+            List<String> skipped) throws InterruptedException {
         if (provider == null) {
             skipped.add(name + ": not measured: its client is not on the classpath (build the peers module: mvn -B -q "
                     + "install -DskipTests && mvn -B -q -f peers/pom.xml package; target/lockstep adds it)");
@@ -103,7 +112,9 @@ public final class PeerBench {
             try (LockPeer peer = provider.connect(url.orElse(server == null ? "" : server.url()))) {
                 out.println(name + ": measuring " + provider.described());
                 out.flush();
-                return Optional.of(workload.measure(name, provider.described(), peer));
+                PeerWorkload.Figures figures = workload.measure(name, provider.described(), peer);
+                contendedFigures.addAll(contended.measure(name, peer, true));
+                return Optional.of(figures);
             }
         } catch (LockPeer.Unavailable e) {
             skipped.add(name + ": not measured: " + e.getMessage());

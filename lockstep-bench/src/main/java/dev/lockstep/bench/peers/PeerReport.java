@@ -44,7 +44,30 @@ final class PeerReport {
         out.flush();
     }
 
-    static void chart(List<PeerWorkload.Figures> figures, Path file) throws IOException {
+    static void printContended(List<ContendedWorkload.Figures> contended, List<PeerWorkload.Figures> figures,
+            PeerBench.Options options, PrintWriter out) {
+        if (contended.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.printf("%-10s %8s %14s %14s %14s %12s %7s%n", "system", "callers", "hand-overs/s", "hand-over p50",
+                "hand-over p99", "out of order", "errors");
+        for (ContendedWorkload.Figures f : contended) {
+            out.printf(Locale.ROOT, "%-10s %8d %14.0f %11.2f ms %11.2f ms %12s %7d%n", f.peer(), f.callers(),
+                    f.handOversPerS(), f.handOverP50Ms(), f.handOverP99Ms(),
+                    f.outOfOrder() < 0 ? "-" : f.outOfOrder() + " of " + f.grants(), f.errors());
+        }
+        out.println("(all callers on one resource, each holding it 1 ms, for " + options.concurrentFor().toSeconds()
+                + " s; hand-over: the holder's release sent -> the next holder's grant received; out of order: grants "
+                + "made while a caller that sent its acquire earlier still waited; echo is no lock: its rate only)");
+        figures.stream().filter(f -> f.peer().equals("lockstep")).findFirst().ifPresent(lockstep ->
+                contended.stream().filter(f -> f.peer().equals("lockstep")).forEach(f -> out.printf(Locale.ROOT,
+                        "  lockstep, %d callers: hand-over p50 is %.2fx its uncontended acquire p50 (%.2f ms)%n",
+                        f.callers(), f.handOverP50Ms() / lockstep.acquireP50Ms(), lockstep.acquireP50Ms())));
+        out.flush();
+    }
+
+    static void chart(List<PeerWorkload.Figures> figures, int callers, Path file) throws IOException {
         BufferedImage image = new BufferedImage(PANEL_WIDTH * 3, HEIGHT, BufferedImage.TYPE_INT_RGB);
         Graphics2D g = image.createGraphics();
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
@@ -52,9 +75,9 @@ final class PeerReport {
         g.fillRect(0, 0, image.getWidth(), image.getHeight());
         panel(g, 0, "one caller: acquire p50 / p99 (ms)", figures, PeerWorkload.Figures::acquireP50Ms,
                 PeerWorkload.Figures::acquireP99Ms);
-        panel(g, PANEL_WIDTH, "16 callers: acquire + release pairs/s", figures,
+        panel(g, PANEL_WIDTH, callers + " callers: acquire + release pairs/s", figures,
                 PeerWorkload.Figures::concurrentPairsPerS, f -> Double.NaN);
-        panel(g, 2 * PANEL_WIDTH, "16 callers: pair p50 / p99 (ms)", figures, PeerWorkload.Figures::concurrentPairP50Ms,
+        panel(g, 2 * PANEL_WIDTH, callers + " callers: pair p50 / p99 (ms)", figures, PeerWorkload.Figures::concurrentPairP50Ms,
                 PeerWorkload.Figures::concurrentPairP99Ms);
         g.dispose();
         ImageIO.write(image, "png", file.toFile());

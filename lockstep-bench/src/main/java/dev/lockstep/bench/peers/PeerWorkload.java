@@ -82,16 +82,22 @@ final class PeerWorkload {
             done.add(threads.submit(() -> pairs(peer, resource, Integer.MAX_VALUE, histogram(), concurrentPair, errors,
                     until)));
         }
-        long completed = 0;
-        for (Future<Long> each : done) {
+        long completed = total(done, errors);
+        threads.shutdown();
+        return new Pass(acquire, pair, concurrentPair, completed, errors.get(), concurrentFor);
+    }
+
+    /** What the callers counted, added up; a caller that failed counts as an error. */
+    static long total(List<Future<Long>> callers, AtomicLong errors) throws InterruptedException {
+        long sum = 0;
+        for (Future<Long> each : callers) {
             try {
-                completed += each.get();
+                sum += each.get();
             } catch (ExecutionException e) {
                 errors.incrementAndGet();
             }
         }
-        threads.shutdown();
-        return new Pass(acquire, pair, concurrentPair, completed, errors.get(), concurrentFor);
+        return sum;
     }
 
     /** Up to {@code count} pairs on one resource, until {@code until} (nanoTime); returns how many completed. */

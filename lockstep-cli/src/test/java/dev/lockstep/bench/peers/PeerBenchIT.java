@@ -35,7 +35,7 @@ class PeerBenchIT {
         List<PeerWorkload.Figures> figures;
         try (LockStore store = PostgresLockStore.open(env.database())) {
             figures = new PeerBench(new PrintWriter(table)).run(env.kafka(), store,
-                    new PeerBench.Options(Map.of(), true, 20, 4, Duration.ofSeconds(2), out));
+                    new PeerBench.Options(Map.of(), true, 20, 4, Duration.ofSeconds(2), List.of(3), out));
         }
 
         assertThat(figures).extracting(PeerWorkload.Figures::peer).containsExactly("lockstep", "echo");
@@ -54,5 +54,15 @@ class PeerBenchIT {
         assertThat(json.get(1).path("peer").asText()).isEqualTo("echo");
         assertThat(json.get(1).path("concurrent_pairs_per_s").asDouble()).isPositive();
         assertThat(ImageIO.read(out.resolve("peers.png").toFile()).getWidth()).isPositive();
+        JsonNode contended = new ObjectMapper().readTree(out.resolve("peers-contended.json").toFile());
+        assertThat(contended).extracting(node -> node.path("peer").asText()).containsExactly("lockstep", "echo");
+        JsonNode lockstep = contended.get(0);
+        assertThat(lockstep.path("callers").asInt()).isEqualTo(3);
+        assertThat(lockstep.path("grants").asLong()).as("the lock passed from caller to caller").isGreaterThan(3);
+        assertThat(lockstep.path("hand_over_p50_ms").asDouble()).isPositive();
+        assertThat(lockstep.path("out_of_order").asLong()).as("granted in the order the callers queued").isZero();
+        assertThat(lockstep.path("errors").asLong()).isZero();
+        assertThat(contended.get(1).path("out_of_order").asLong()).as("echo is no lock").isEqualTo(-1);
+        assertThat(table.toString()).contains("hand-over p50 is");
     }
 }
