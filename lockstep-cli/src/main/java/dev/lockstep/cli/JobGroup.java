@@ -23,9 +23,10 @@ import java.util.Map;
  */
 final class JobGroup {
 
-    // HUP: exec died (the death signal). TERM: stop the job. USR1: the grace is over.
+    // USR2: exec died (the death signal; not HUP, which nohup leaves ignored, and a shell cannot
+    // trap a signal ignored when it started). TERM: stop the job. USR1: the grace is over.
     private static final String WATCHDOG = String.join("\n",
-            "trap 'kill -KILL -$job 2>/dev/null; exit 137' HUP",
+            "trap 'kill -KILL -$job 2>/dev/null; exit 137' USR2",
             "trap 'kill -TERM -$job 2>/dev/null' TERM",
             "trap 'kill -KILL -$job 2>/dev/null' USR1",
             "setsid \"$@\" &",
@@ -49,7 +50,7 @@ final class JobGroup {
         boolean grouped = supported();
         List<String> line = new ArrayList<>();
         if (grouped) {
-            line.addAll(List.of("/usr/bin/setpriv", "--pdeathsig", "HUP", "--", "/usr/bin/setsid", "/bin/sh", "-c",
+            line.addAll(List.of("/usr/bin/setpriv", "--pdeathsig", "USR2", "--", "/usr/bin/setsid", "/bin/sh", "-c",
                     WATCHDOG, "lockstep-exec"));
         }
         line.addAll(command);

@@ -8,7 +8,6 @@ import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,11 +42,14 @@ class ExecIT {
 
 
     private Process exec(String resource, String owner, long ttl, long wait, String script) {
-        File stderr = dir.resolve("exec.stderr").toFile();
-        return LockstepProcess.start(stderr, "exec", resource, "--owner", owner, "--ttl", Long.toString(ttl),
-                "--wait", Long.toString(wait), "--grace", "2",
-                "--bootstrap-servers", env.kafka().bootstrapServers(), "--command-topic", env.topics().commands(),
-                "--reply-topic", env.topics().replies(), "--", "sh", "-c", script);
+        return LockstepProcess.start(dir.resolve("exec.stderr").toFile(), execArgs(resource, owner, ttl, wait, script));
+    }
+
+    private String[] execArgs(String resource, String owner, long ttl, long wait, String script) {
+        return new String[] {"exec", resource, "--owner", owner, "--ttl", Long.toString(ttl),
+            "--wait", Long.toString(wait), "--grace", "2",
+            "--bootstrap-servers", env.kafka().bootstrapServers(), "--command-topic", env.topics().commands(),
+            "--reply-topic", env.topics().replies(), "--", "sh", "-c", script};
     }
 
     private static int exitCode(Process process) throws InterruptedException {
@@ -145,8 +147,10 @@ class ExecIT {
     void aJobDiesWithItsExecEvenOnSigkillAndTheNextExecNeverOverlapsIt() throws Exception {
         assertThat(JobGroup.supported()).as("setpriv and setsid (util-linux) on this Linux machine").isTrue();
         Path pids = dir.resolve("first.pids");
-        Process first = exec("never-twice", "runner-a", 4, 0, "echo $$ >> " + pids + "; sleep 300 & echo $! >> " + pids
-                + "; sh -c 'sleep 300' & echo $! >> " + pids + "; wait");
+        // Under nohup, as exec is often run: SIGHUP ignored from the start, so the watchdog must not rely on it.
+        Process first = LockstepProcess.startUnderNohup(dir.resolve("exec.stderr").toFile(), execArgs("never-twice",
+                "runner-a", 4, 0, "echo $$ >> " + pids + "; sleep 300 & echo $! >> " + pids
+                        + "; sh -c 'sleep 300' & echo $! >> " + pids + "; wait"));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(pids) && Files.readAllLines(pids).size() == 3);
         List<Long> job = Files.readAllLines(pids).stream().map(Long::parseLong).toList();
         assertThat(job).allMatch(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));

@@ -36,7 +36,20 @@ public final class LockstepProcess {
 
     /** As {@link #start(File, String...)}, with {@code env} added to this process's environment. */
     public static Process start(File stderr, Map<String, String> env, String... args) {
-        List<String> command = new ArrayList<>(List.of(
+        return start(List.of(), stderr, env, args);
+    }
+
+    /**
+     * As {@link #start(File, String...)}, run as {@code nohup lockstep ARGS...} runs it: with
+     * SIGHUP ignored, which its children inherit (nohup replaces itself with the JVM).
+     */
+    public static Process startUnderNohup(File stderr, String... args) {
+        return start(List.of("/usr/bin/nohup"), stderr, Map.of(), args);
+    }
+
+    private static Process start(List<String> prefix, File stderr, Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"),
                 LockstepCli.class.getName()));
