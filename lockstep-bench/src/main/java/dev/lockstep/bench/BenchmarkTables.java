@@ -20,6 +20,7 @@ import java.util.stream.StreamSupport;
 /**
  * The tables of docs/benchmarks.md, made from the result files a benchmark writes, so that the
  * page shows what the files say: {@code peers} from {@code bench --peers}'s {@code peers.json},
+ * {@code curve} from the {@code curve} of each system in a {@code peers.json} ({@code --callers} a list),
  * {@code contended} from its {@code peers-contended.json},
  * {@code modes} from {@code bench}'s {@code results.json}. Each such table in the page follows a
  * comment {@code <!-- table: KIND from FILE -->} (FILE relative to the page). {@link #main} makes
@@ -33,7 +34,7 @@ public final class BenchmarkTables {
 
     /** A kind of table, by the name the page's comment uses. */
     public static final Map<String, Function<JsonNode, String>> KINDS = Map.of("peers", BenchmarkTables::peers,
-            "contended", BenchmarkTables::contended, "modes", BenchmarkTables::modes);
+            "curve", BenchmarkTables::curve, "contended", BenchmarkTables::contended, "modes", BenchmarkTables::modes);
 
     private static final Map<String, String> SYSTEMS = Map.of("lockstep", "lockstep", "echo", "echo (not a lock)",
             "etcd", "etcd", "zookeeper", "ZooKeeper", "redis", "Redis");
@@ -81,20 +82,60 @@ public final class BenchmarkTables {
         }
     }
 
-    /** One row per system of a {@code peers.json}: one caller's acquire and pair, then 16 callers' pairs. */
+    /**
+     * One row per system of a {@code peers.json}: one caller's acquire and pair, then 16 callers'
+     * pairs (the curve's point of 16 callers where the run measured a curve).
+     */
     public static String peers(JsonNode peers) {
         List<String> rows = new ArrayList<>(List.of(
                 "| system | acquire p50 | acquire p99 | pair p50 | pair p99 | 16 callers: pairs/s | pair p50 | pair p99 |",
                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"));
         for (JsonNode system : peers) {
             String name = system.path("peer").asText();
+            Optional<JsonNode> sixteen = StreamSupport.stream(system.path("curve").spliterator(), false)
+                    .filter(point -> point.path("callers").asInt() == 16).findFirst();
+            double pairsPerS = sixteen.map(p -> p.path("pairs_per_s")).orElse(system.path("concurrent_pairs_per_s"))
+                    .asDouble();
+            String p50 = sixteen.map(p -> ms(p, "pair_p50_ms", 1)).orElse(ms(system, "concurrent_pair_p50_ms", 1));
+            String p99 = sixteen.map(p -> ms(p, "pair_p99_ms", 1)).orElse(ms(system, "concurrent_pair_p99_ms", 1));
             rows.add("| " + SYSTEMS.getOrDefault(name, name) + " | " + ms(system, "acquire_p50_ms", 2) + " | "
                     + ms(system, "acquire_p99_ms", 2) + " | " + ms(system, "pair_p50_ms", 2) + " | "
-                    + ms(system, "pair_p99_ms", 2) + " | " + String.format(Locale.ROOT, "%,.0f",
-                    system.path("concurrent_pairs_per_s").asDouble()) + " | " + ms(system, "concurrent_pair_p50_ms", 1)
-                    + " | " + ms(system, "concurrent_pair_p99_ms", 1) + " |");
+                    + ms(system, "pair_p99_ms", 2) + " | " + String.format(Locale.ROOT, "%,.0f", pairsPerS) + " | "
+                    + p50 + " | " + p99 + " |");
         }
         return String.join("\n", rows);
+    }
+
+    /**
+     * One row per system of a {@code peers.json} measured with several counts of callers, a column
+     * per count: pairs per second, the pair's p99 and the CPU milliseconds spent per pair.
+     */
+    public static String curve(JsonNode peers) {
+        List<JsonNode> systems = StreamSupport.stream(peers.spliterator(), false).toList();
+        List<Integer> counts = systems.stream().flatMap(s -> StreamSupport.stream(s.path("curve").spliterator(), false))
+                .map(point -> point.path("callers").asInt()).distinct().sorted().toList();
+        StringBuilder header = new StringBuilder("| system |");
+        StringBuilder rule = new StringBuilder("| --- |");
+        for (int callers : counts) {
+            header.append(String.format(Locale.ROOT, " %,d caller%s |", callers, callers == 1 ? "" : "s"));
+            rule.append(" ---: |");
+        }
+        List<String> lines = new ArrayList<>(List.of(header.toString(), rule.toString()));
+        for (JsonNode system : systems) {
+            String name = system.path("peer").asText();
+            StringBuilder line = new StringBuilder("| " + SYSTEMS.getOrDefault(name, name) + " |");
+            for (int callers : counts) {
+                Optional<JsonNode> point = StreamSupport.stream(system.path("curve").spliterator(), false)
+                        .filter(p -> p.path("callers").asInt() == callers).findFirst();
+                line.append(point.map(p -> String.format(Locale.ROOT, " %,.0f/s · p99 %,.1f ms · %s |",
+                        p.path("pairs_per_s").asDouble(), p.path("pair_p99_ms").asDouble(),
+                        p.path("cpu_ms_per_pair").isNumber()
+                                ? String.format(Locale.ROOT, "%.2f ms CPU", p.path("cpu_ms_per_pair").asDouble())
+                                : "CPU –")).orElse(" – |"));
+            }
+            lines.add(line.toString());
+        }
+        return String.join("\n", lines);
     }
 
     /**

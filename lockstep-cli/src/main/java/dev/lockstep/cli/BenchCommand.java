@@ -105,9 +105,10 @@ final class BenchCommand implements Callable<Integer> {
             + "installed here (Debian's etcd-server, zookeeper, redis-server), on free ports, durable settings.")
     boolean startPeers;
 
-    @Option(names = "--callers", defaultValue = "16", description = "With --peers and --store: callers at once. "
-            + "Default: ${DEFAULT-VALUE}.")
-    int callers;
+    @Option(names = "--callers", split = ",", defaultValue = "16", description = "With --peers: the counts of "
+            + "callers at once, each on a resource of its own (a list, such as 1,16,64,256,1024, measures the curve "
+            + "and each system's CPU per pair); with --store: the first. Default: ${DEFAULT-VALUE}.")
+    List<Integer> callers;
 
     @Option(names = "--contended", paramLabel = "CALLERS", split = ",", defaultValue = "16,64",
             description = "With --peers: the caller counts of the contended scenario, every caller on one resource, "
@@ -227,7 +228,7 @@ final class BenchCommand implements Callable<Integer> {
                     + " s per round after 3 s unrecorded");
             try (LockStore lockStore = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {
                 StoreThroughput.Result result = new StoreThroughput(lockStore, Duration.ofSeconds(3),
-                        Duration.ofSeconds(seconds != null ? seconds : 10)).measure(callers, 16, printer);
+                        Duration.ofSeconds(seconds != null ? seconds : 10)).measure(callers.get(0), 16, printer);
                 long unexpected = result.rounds().stream().mapToLong(StoreThroughput.Figures::unexpected).sum();
                 if (unexpected > 0) {
                     throw new IllegalStateException(unexpected + " replies were not as expected (an acquire not "

@@ -92,6 +92,11 @@ final class LocalServer implements LockPeer.Server {
     }
 
     @Override
+    public List<Long> pids() {
+        return List.of(process.pid());
+    }
+
+    @Override
     public void close() {
         process.destroy();
         try {

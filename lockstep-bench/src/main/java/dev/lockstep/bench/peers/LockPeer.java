@@ -2,6 +2,7 @@ package dev.lockstep.bench.peers;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A lock service that {@code lockstep bench --peers} measures side by side with lockstep, through
@@ -36,6 +37,9 @@ public interface LockPeer extends AutoCloseable {
 
         /** Where its clients connect: what {@link Provider#connect} takes. */
         String url();
+
+        /** Its processes, whose CPU (with their descendants') the benchmark counts as the system's. */
+        List<Long> pids();
 
         @Override
         void close();

@@ -33,9 +33,10 @@ public final class PeerBench {
     /**
      * @param urls a server per peer name, given by the user
      * @param start whether to start from installed binaries the peers that have no URL
+     * @param callers the counts of callers at once, each caller on a resource of its own: the curve
      * @param contendedCallers the caller counts of the contended scenario (all on one resource); none skips it
      */
-    public record Options(Map<String, String> urls, boolean start, int sequentialPairs, int callers,
+    public record Options(Map<String, String> urls, boolean start, int sequentialPairs, List<Integer> callers,
             Duration concurrentFor, List<Integer> contendedCallers, Path out) {
     }
 
@@ -59,7 +60,10 @@ public final class PeerBench {
         List<String> skipped = new ArrayList<>();
         for (LockstepSide.Kind kind : LockstepSide.Kind.values()) {
             try (LockstepSide side = LockstepSide.start(kind, kafka, store)) {
-                figures.add(workload.measure(kind.peerName, kind.described, side.peer()));
+                // This JVM holds the client, the worker and the embedded broker; lockstep's database is PostgreSQL.
+                CpuMeter cpu = CpuMeter.of(List.of(), kind == LockstepSide.Kind.LOCKSTEP ? "postgres"::equals
+                        : name -> false);
+                figures.add(workload.measure(kind.peerName, kind.described, side.peer(), cpu));
                 contendedFigures.addAll(contended.measure(kind.peerName, side.peer(),
                         kind == LockstepSide.Kind.LOCKSTEP));
             }
@@ -83,9 +87,13 @@ public final class PeerBench {
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
         json.writeValue(options.out().resolve("peers.json").toFile(), figures);
         json.writeValue(options.out().resolve("peers-contended.json").toFile(), contendedFigures);
-        PeerReport.chart(figures, options.callers(), options.out().resolve("peers.png"));
+        PeerReport.chart(figures, options.callers().get(0), options.out().resolve("peers.png"));
+        if (options.callers().size() > 1) {
+            PeerReport.curveChart(figures, options.out().resolve("peers-curve.png"));
+        }
         out.println("wrote " + options.out().resolve("peers.json") + ", " + options.out().resolve("peers-contended.json")
-                + " and " + options.out().resolve("peers.png"));
+                + " and " + options.out().resolve("peers.png") + (options.callers().size() > 1
+                        ? " and " + options.out().resolve("peers-curve.png") : ""));
         out.flush();
         return figures;
     }
@@ -112,7 +120,9 @@ public final class PeerBench {
             try (LockPeer peer = provider.connect(url.orElse(server == null ? "" : server.url()))) {
                 out.println(name + ": measuring " + provider.described());
                 out.flush();
-                PeerWorkload.Figures figures = workload.measure(name, provider.described(), peer);
+                // A server given by URL is not this machine's to measure: its row counts the client's CPU only.
+                CpuMeter cpu = CpuMeter.of(server == null ? List.of() : server.pids(), process -> false);
+                PeerWorkload.Figures figures = workload.measure(name, provider.described(), peer, cpu);
                 contendedFigures.addAll(contended.measure(name, peer, true));
                 return Optional.of(figures);
             }

@@ -16,75 +16,107 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The workload every peer gets, the same for all: one caller acquiring and releasing a lock again
- * and again (acquire latency, the pair's latency), then {@code callers} threads doing the same,
- * each on a resource of its own (pairs per second, the pair's latency). Closed loop: each caller
- * waits for its answer before asking again, as a job runner does.
+ * and again (acquire latency, the pair's latency), then, for each count of callers, that many
+ * threads doing the same, each on a resource of its own (pairs per second, the pair's latency, and
+ * the CPU the system spent per pair). Closed loop: each caller waits for its answer before asking
+ * again, as a job runner does.
  */
 final class PeerWorkload {
 
     private static final Duration TTL = Duration.ofSeconds(30);
+    /** The warm-up's share of each count: enough to make connections and fill caches. */
+    private static final Duration WARM_COUNT = Duration.ofSeconds(3);
 
-    /** What one peer did. */
+    /**
+     * What one peer did. The {@code concurrent*} figures are those of the first count of callers,
+     * as one table column; {@code curve} has every count.
+     */
     record Figures(String peer, String described, double acquireP50Ms, double acquireP99Ms, double pairP50Ms,
             double pairP99Ms, double concurrentPairsPerS, double concurrentPairP50Ms, double concurrentPairP99Ms,
-            long errors) {
+            long errors, List<Concurrent> curve) {
+    }
+
+    /**
+     * One count of callers: pairs per second, the pair's latency, and the CPU milliseconds the
+     * system spent per pair, which are its CPU seconds per 1,000 pairs ({@link CpuMeter}; NaN where
+     * it cannot be read).
+     */
+    record Concurrent(int callers, double pairsPerS, double pairP50Ms, double pairP99Ms,
+            double cpuMsPerPair, long errors) {
     }
 
     private static final Duration SETTLING = Duration.ofSeconds(60);
 
     private final int sequentialPairs;
-    private final int callers;
+    private final List<Integer> callerCounts;
     private final Duration concurrentFor;
     private final Consumer<String> progress;
 
     /** @param progress where to say how the JIT stood after each warm-up */
-    PeerWorkload(int sequentialPairs, int callers, Duration concurrentFor, Consumer<String> progress) {
+    PeerWorkload(int sequentialPairs, List<Integer> callerCounts, Duration concurrentFor, Consumer<String> progress) {
+        if (callerCounts.isEmpty()) {
+            throw new IllegalArgumentException("at least one count of callers");
+        }
         this.sequentialPairs = sequentialPairs;
-        this.callers = callers;
+        this.callerCounts = List.copyOf(callerCounts);
         this.concurrentFor = concurrentFor;
         this.progress = progress;
     }
 
     /**
-     * The whole workload once unrecorded, then once measured: every peer is warm when measured
-     * (connections made, caches filled; for lockstep and ZooKeeper, which run on a JVM, the JIT's
-     * compiling done: on two cores it takes a core for the first minute). Lockstep's side runs in
-     * this JVM: the measured pass waits until its JIT has settled, up to a minute.
+     * The whole workload once unrecorded (each count for a few seconds), then once measured: every
+     * peer is warm when measured (connections made, caches filled; for lockstep and ZooKeeper,
+     * which run on a JVM, the JIT's compiling done: on two cores it takes a core for the first
+     * minute). Lockstep's side runs in this JVM: the measured pass waits until its JIT has settled,
+     * up to a minute.
      */
-    Figures measure(String name, String described, LockPeer peer) throws InterruptedException {
+    Figures measure(String name, String described, LockPeer peer, CpuMeter cpu) throws InterruptedException {
         String run = name + "-" + System.nanoTime();
-        once(peer, run + "-warm");
-        progress.accept(name + ": " + JitSettling.describe(JitSettling.ofThisJvm().await(SETTLING)));
-        return once(peer, run).figures(name, described);
-    }
-
-    /** What one pass recorded. */
-    private record Pass(Histogram acquire, Histogram pair, Histogram concurrentPair, long completed, long errors,
-            Duration concurrentFor) {
-
-        Figures figures(String name, String described) {
-            return new Figures(name, described, ms(acquire, 50), ms(acquire, 99), ms(pair, 50), ms(pair, 99),
-                    completed / (concurrentFor.toNanos() / 1e9), ms(concurrentPair, 50), ms(concurrentPair, 99), errors);
+        sequential(peer, run + "-warm-one", histogram(), histogram(), new AtomicLong());
+        for (int callers : callerCounts) {
+            concurrent(peer, run + "-warm-" + callers, callers, min(WARM_COUNT, concurrentFor), cpu);
         }
-    }
-
-    private Pass once(LockPeer peer, String run) throws InterruptedException {
+        progress.accept(name + ": " + JitSettling.describe(JitSettling.ofThisJvm().await(SETTLING)));
         Histogram acquire = histogram();
         Histogram pair = histogram();
         AtomicLong errors = new AtomicLong();
-        pairs(peer, run + "-one", sequentialPairs, acquire, pair, errors, Long.MAX_VALUE);
-        Histogram concurrentPair = histogram();
+        sequential(peer, run + "-one", acquire, pair, errors);
+        List<Concurrent> curve = new ArrayList<>();
+        for (int callers : callerCounts) {
+            curve.add(concurrent(peer, run + "-many-" + callers, callers, concurrentFor, cpu));
+        }
+        Concurrent first = curve.get(0);
+        return new Figures(name, described, ms(acquire, 50), ms(acquire, 99), ms(pair, 50), ms(pair, 99),
+                first.pairsPerS(), first.pairP50Ms(), first.pairP99Ms(),
+                errors.get() + curve.stream().mapToLong(Concurrent::errors).sum(), curve);
+    }
+
+    private void sequential(LockPeer peer, String resource, Histogram acquire, Histogram pair, AtomicLong errors) {
+        pairs(peer, resource, sequentialPairs, acquire, pair, errors, new AtomicLong(), Long.MAX_VALUE);
+    }
+
+    private static Concurrent concurrent(LockPeer peer, String run, int callers, Duration runFor, CpuMeter cpu)
+            throws InterruptedException {
+        Histogram pair = histogram();
+        AtomicLong errors = new AtomicLong();
+        AtomicLong finished = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(callers);
         List<Future<Long>> done = new ArrayList<>();
-        long until = System.nanoTime() + concurrentFor.toNanos();
+        long cpuBefore = cpu.cpuNanos();
+        long until = System.nanoTime() + runFor.toNanos();
         for (int i = 0; i < callers; i++) {
-            String resource = run + "-many-" + i;
-            done.add(threads.submit(() -> pairs(peer, resource, Integer.MAX_VALUE, histogram(), concurrentPair, errors,
+            String resource = run + "-" + i;
+            done.add(threads.submit(() -> pairs(peer, resource, Integer.MAX_VALUE, histogram(), pair, errors, finished,
                     until)));
         }
         long completed = total(done, errors);
+        long cpuSpent = cpu.cpuNanos() - cpuBefore;
         threads.shutdown();
-        return new Pass(acquire, pair, concurrentPair, completed, errors.get(), concurrentFor);
+        // The CPU until the last caller stopped, over every pair it paid for: those finished after the end too.
+        double cpuMsPerPair = CpuMeter.available() && finished.get() > 0 ? cpuSpent / 1e6 / finished.get()
+                : Double.NaN;
+        return new Concurrent(callers, completed / (runFor.toNanos() / 1e9), ms(pair, 50), ms(pair, 99), cpuMsPerPair,
+                errors.get());
     }
 
     /** What the callers counted, added up; a caller that failed counts as an error. */
@@ -100,9 +132,12 @@ final class PeerWorkload {
         return sum;
     }
 
-    /** Up to {@code count} pairs on one resource, until {@code until} (nanoTime); returns how many completed. */
+    /**
+     * Up to {@code count} pairs on one resource, until {@code until} (nanoTime); returns how many
+     * completed before it, and counts in {@code finished} every pair completed, the last one too.
+     */
     private static long pairs(LockPeer peer, String resource, int count, Histogram acquire, Histogram pair,
-            AtomicLong errors, long until) {
+            AtomicLong errors, AtomicLong finished, long until) {
         long completed = 0;
         for (int i = 0; i < count && System.nanoTime() < until; i++) {
             long start = System.nanoTime();
@@ -111,6 +146,7 @@ final class PeerWorkload {
                 long acquired = System.nanoTime();
                 held.release();
                 long released = System.nanoTime();
+                finished.incrementAndGet();
                 if (released < until) {
                     record(acquire, acquired - start);
                     record(pair, released - start);
@@ -121,6 +157,10 @@ final class PeerWorkload {
             }
         }
         return completed;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private static Histogram histogram() {
