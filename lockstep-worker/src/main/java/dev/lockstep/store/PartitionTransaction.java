@@ -27,15 +27,19 @@ public interface PartitionTransaction {
     /**
      * The partition's record, locked as by {@link #partition()}, the entries of those request IDs
      * that were applied on this partition and not swept yet, and, when a guess is given, the
-     * leases {@link #leasesForUpdate} would read for it: one round trip, the lock taken first.
+     * leases {@link #leasesForUpdate} and the waiters {@link #waiters} would read for it: one round
+     * trip, the lock taken first.
      *
      * @param guess the leases the batch will read if the partition stands where it last stood
      */
     Opening open(Collection<String> requestIds, Optional<LeaseQuery> guess);
 
-    /** What a batch reads first; {@code guessed} holds the leases of the guess, when one was given. */
+    /**
+     * What a batch reads first; {@code guessed} and {@code guessedWaiters} hold the leases and the
+     * waiters of the guess, when one was given.
+     */
     record Opening(Optional<StoredPartition> partition, Map<String, RequestEntry> requests,
-            Optional<Map<String, Lease>> guessed) {
+            Optional<Map<String, Lease>> guessed, Optional<List<Waiter>> guessedWaiters) {
     }
 
     /** The arguments of {@link #leasesForUpdate}. */

@@ -98,7 +98,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     @Override
     public Opening open(Collection<String> requestIds, Optional<LeaseQuery> guess) {
         // Statements sent as one, run in order: the row lock is held before anything else is read.
-        String sql = SELECT_PARTITION + ";\n" + SELECT_REQUESTS + (guess.isPresent() ? ";\n" + LeaseRows.SELECT : "");
+        String sql = SELECT_PARTITION + ";\n" + SELECT_REQUESTS
+                + (guess.isPresent() ? ";\n" + LeaseRows.SELECT + ";\n" + WaiterRows.SELECT : "");
         try (PreparedStatement select = connection.prepareStatement(sql)) {
             select.setString(1, partition.topic());
             select.setInt(2, partition.partition());
@@ -107,6 +108,8 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setArray(5, SqlArrays.text(connection, requestIds));
             if (guess.isPresent()) {
                 leases.bind(select, 6, guess.get().resources(), guess.get().endingAfter(), guess.get().endingBy());
+                waiters.bind(select, 11, guess.get().resources(), requestIds, guess.get().endingAfter(),
+                        guess.get().endingBy());
             }
             select.execute();
             Optional<StoredPartition> stored;
@@ -121,14 +124,18 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                 }
             }
             Optional<Map<String, Lease>> guessed = Optional.empty();
+            Optional<List<Waiter>> guessedWaiters = Optional.empty();
             if (guess.isPresent()) {
                 try (ResultSet rs = next(select)) {
                     guessed = Optional.of(leases.read(rs, guess.get().endingAfter()));
                 }
+                try (ResultSet rs = next(select)) {
+                    guessedWaiters = Optional.of(WaiterRows.readAll(rs));
+                }
             }
-            return new Opening(stored, entries, guessed);
+            return new Opening(stored, entries, guessed, guessedWaiters);
         } catch (SQLException e) {
-            throw fail("reading the partition's position, request entries and leases", e);
+            throw fail("reading the partition's position, request entries, leases and waiters", e);
         }
     }
 

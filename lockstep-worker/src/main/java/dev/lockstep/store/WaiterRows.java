@@ -33,7 +33,7 @@ final class WaiterRows {
     /** A waiter's columns, in the order {@link #waiter} reads them. */
     static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
             + "reply_partition, correlation_id, fingerprint";
-    private static final String SELECT =
+    static final String SELECT =
             "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
                     + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
                     + EPOCH_MS.formatted("?") + " OR w.resource IN (SELECT d.resource FROM distributed_locks d "
@@ -62,20 +62,31 @@ final class WaiterRows {
 
     List<Waiter> read(Collection<String> resources, Collection<String> requestIds, Instant endingAfter,
             Instant endingBy) throws SQLException {
-        List<Waiter> waiters = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(SELECT)) {
-            select.setString(1, partition.topic());
-            select.setInt(2, partition.partition());
-            select.setArray(3, SqlArrays.text(connection, resources));
-            select.setArray(4, SqlArrays.text(connection, requestIds));
-            select.setLong(5, endingBy.toEpochMilli());
-            select.setLong(6, endingAfter.toEpochMilli());
-            select.setLong(7, endingBy.toEpochMilli());
+            bind(select, 1, resources, requestIds, endingAfter, endingBy);
             try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    waiters.add(waiter(rs));
-                }
+                return readAll(rs);
             }
+        }
+    }
+
+    /** Binds {@link #SELECT}'s parameters from index {@code first} on. */
+    void bind(PreparedStatement select, int first, Collection<String> resources, Collection<String> requestIds,
+            Instant endingAfter, Instant endingBy) throws SQLException {
+        select.setString(first, partition.topic());
+        select.setInt(first + 1, partition.partition());
+        select.setArray(first + 2, SqlArrays.text(connection, resources));
+        select.setArray(first + 3, SqlArrays.text(connection, requestIds));
+        select.setLong(first + 4, endingBy.toEpochMilli());
+        select.setLong(first + 5, endingAfter.toEpochMilli());
+        select.setLong(first + 6, endingBy.toEpochMilli());
+    }
+
+    /** The waiters of {@link #SELECT}'s rows. */
+    static List<Waiter> readAll(ResultSet rs) throws SQLException {
+        List<Waiter> waiters = new ArrayList<>();
+        while (rs.next()) {
+            waiters.add(waiter(rs));
         }
         return waiters;
     }

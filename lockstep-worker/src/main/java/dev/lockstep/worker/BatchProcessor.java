@@ -94,7 +94,9 @@ final class BatchProcessor implements RecordProcessor {
         LeaseQuery touched = leaseQuery(batch, loaded);
         // The queues the batch may decide (and the waiters of its request IDs), and then the leases
         // of their resources too: a waiter whose wait ends is told how long the holder has left.
-        List<Waiter> waiters = tx.waiters(touched, batch.requestIds());
+        // Read with the position when the guess was right, as the leases are: no round trip of their own.
+        List<Waiter> waiters = guess.equals(Optional.of(touched)) ? opening.guessedWaiters().orElseThrow()
+                : tx.waiters(touched, batch.requestIds());
         Set<String> resources = new HashSet<>(touched.resources());
         waiters.forEach(waiter -> resources.add(waiter.resource()));
         LeaseQuery needed = new LeaseQuery(resources, touched.endingAfter(), touched.endingBy());
