@@ -22,12 +22,13 @@ class CpuMeterTest {
         long before = meter.cpuNanos();
         long giveUp = System.nanoTime() + 30_000_000_000L;
         double sink = 0;
-        // Busy until the meter shows 50 ms of CPU: however loaded the machine, it gets there.
-        while (meter.cpuNanos() - before < 50_000_000L && System.nanoTime() < giveUp) {
+        // Busy until the meter shows 50 ms of CPU: however loaded the machine, it gets there (the
+        // JVM's own threads, compiling at its start, may get there first: the meter counts them too).
+        do {
             for (int i = 0; i < 1_000_000; i++) {
                 sink += Math.sqrt(sink + i);
             }
-        }
+        } while (meter.cpuNanos() - before < 50_000_000L && System.nanoTime() < giveUp);
         assertThat(sink).isPositive();
         assertThat(meter.cpuNanos() - before).as("the busy loop's CPU, counted").isGreaterThanOrEqualTo(50_000_000L);
     }
