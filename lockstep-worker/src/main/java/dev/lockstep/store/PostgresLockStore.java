@@ -65,6 +65,11 @@ public final class PostgresLockStore implements LockStore {
         // grant the database forgot and the caller was told of.
         config.setConnectionInitSql("SET plan_cache_mode = auto; SET synchronous_commit = on; "
                 + settings.timeouts().sessionSql());
+        // Committed when set: HikariCP otherwise leaves its own statements in an open transaction
+        // when auto-commit is off, so the settings would be undone by the session's first rollback
+        // (a ping, a failed batch), and a spare session would sit idle in that transaction until
+        // the idle timeout above ended it (StoreSessionsIT).
+        config.setIsolateInternalQueries(true);
         config.addDataSourceProperty("socketTimeout", settings.timeouts().socketSeconds());
         config.addDataSourceProperty("tcpKeepAlive", true);
         // What an operator (and FrozenDatabaseIT) finds the worker's sessions by in pg_stat_activity.
