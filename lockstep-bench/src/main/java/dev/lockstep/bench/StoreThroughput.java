@@ -69,7 +69,7 @@ public final class StoreThroughput {
         // The database's statistics collector reports changes within a second or so; a table with
         // fewer than the sweeper's threshold of changes gets none, as in a worker.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!store.giveNewTablesStatistics() && System.nanoTime() < deadline) {
+        while (!store.refreshTableStatistics() && System.nanoTime() < deadline) {
             Thread.sleep(200);
         }
         List<Figures> rounds = new ArrayList<>();

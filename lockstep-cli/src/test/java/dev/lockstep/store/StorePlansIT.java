@@ -15,11 +15,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The plans of the store's own statements (not copies of them). A batch's request IDs are found
- * by probing the primary key, whatever the planner statistics know: before any, and for a partition that had no entries when they were taken. With the IDs as
- * {@code request_id = ANY(?)} beside {@code topic = ? AND partition = ?}, PostgreSQL read all of
- * such a partition's entries through {@code (topic, partition)} and filtered them (found in
- * {@code bench --peers}, whose single caller fills one partition before the sixteen fill the rest).
- * The sweeper walks each partition's index range, oldest first, instead of scanning whole tables.
+ * by probing the primary key of a table of some size, before any statistics, and for a partition
+ * that had no entries when they were taken. With the IDs as {@code request_id = ANY(?)} beside
+ * {@code topic = ? AND partition = ?}, PostgreSQL read all of such a partition's entries through
+ * {@code (topic, partition)} and filtered them (found in {@code bench --peers}, whose single
+ * caller fills one partition before the sixteen fill the rest). A plan made while the table was
+ * small reads it all; the worker keeps the statistics in step so that cached plans are made again
+ * as it grows (TableStatisticsIT). The sweeper walks each partition's index range, oldest first,
+ * instead of scanning whole tables.
  */
 class StorePlansIT {
 

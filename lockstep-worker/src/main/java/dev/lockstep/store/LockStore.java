@@ -25,12 +25,13 @@ public interface LockStore extends AutoCloseable {
     SweepResult sweep(int limit);
 
     /**
-     * Gives the hot tables that filled since they were created their first planner statistics,
-     * which autovacuum would give them only later (the sweeper asks until it is done).
+     * Analyzes the hot tables whose planner statistics are missing (a new or emptied table that
+     * filled) or outgrown (as many changes since as rows then), which autovacuum would do only
+     * later; the sweeper asks every few seconds.
      *
-     * @return whether every hot table has statistics, so that asking again is useless
+     * @return whether every hot table has statistics now, none of them outgrown
      */
-    boolean giveNewTablesStatistics();
+    boolean refreshTableStatistics();
 
     /**
      * Asks the database whether it answers, within a couple of seconds.

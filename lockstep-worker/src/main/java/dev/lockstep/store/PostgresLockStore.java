@@ -219,13 +219,13 @@ public final class PostgresLockStore implements LockStore {
     }
 
     @Override
-    public boolean giveNewTablesStatistics() {
+    public boolean refreshTableStatistics() {
         try (Connection connection = dataSource.getConnection()) {
-            boolean done = TableStatistics.analyzeNew(connection);
+            boolean current = TableStatistics.analyzeOutgrown(connection);
             connection.commit();
-            return done;
+            return current;
         } catch (SQLException e) {
-            throw new StoreException("analyzing new tables failed: " + e.getMessage(), e);
+            throw new StoreException("analyzing the hot tables failed: " + e.getMessage(), e);
         }
     }
 

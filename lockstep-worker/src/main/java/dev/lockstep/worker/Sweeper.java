@@ -6,7 +6,6 @@ import dev.lockstep.store.SweepResult;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +24,6 @@ final class Sweeper implements AutoCloseable {
     private final LockStore store;
     private final Retention retention;
     private ScheduledExecutorService executor;
-    private volatile ScheduledFuture<?> statistics;
 
     Sweeper(LockStore store, Retention retention) {
         this.store = store;
@@ -40,18 +38,16 @@ final class Sweeper implements AutoCloseable {
         });
         long every = retention.interval().toMillis();
         executor.scheduleWithFixedDelay(this::sweepNow, every, every, TimeUnit.MILLISECONDS);
-        statistics = executor.scheduleWithFixedDelay(this::giveNewTablesStatistics, STATISTICS_EVERY.toMillis(),
+        executor.scheduleWithFixedDelay(this::refreshTableStatistics, STATISTICS_EVERY.toMillis(),
                 STATISTICS_EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Until every hot table has planner statistics: a fresh database's first minutes, not a sweep interval later. */
-    private void giveNewTablesStatistics() {
+    /** As long as the worker runs: a table that doubled since its statistics gets new ones within seconds. */
+    private void refreshTableStatistics() {
         try {
-            if (store.giveNewTablesStatistics()) {
-                statistics.cancel(false);
-            }
+            store.refreshTableStatistics();
         } catch (StoreException e) {
-            LOG.debug("analyzing new tables failed, will try again: {}", e.getMessage());
+            LOG.debug("analyzing the hot tables failed, will try again: {}", e.getMessage());
         }
     }
 

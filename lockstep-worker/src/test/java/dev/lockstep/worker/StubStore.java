@@ -27,7 +27,7 @@ final class StubStore implements LockStore {
     }
 
     @Override
-    public boolean giveNewTablesStatistics() {
+    public boolean refreshTableStatistics() {
         throw new UnsupportedOperationException();
     }
 
