@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,7 @@ public final class Benchmark {
             }
         }
         new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-                .writeValue(outputDir.resolve("results.json").toFile(), results);
+                .writeValue(outputDir.resolve("results.json").toFile(), new Results<>(RunInfo.current(Clock.systemUTC()), results));
         summarize(results);
         return results;
     }

@@ -28,7 +28,7 @@ final class ClientOptions {
     /**
      * A one-shot command's clients report no metrics over JMX (Kafka's default reporter): registering
      * each client's metrics as MBeans took ~0.09 s of a command's ~0.8 s, for MBeans nobody could read
-     * before the process exits (docs/benchmarks.md#the-cli). {@code --kafka-config} may set them.
+     * before the process exits (docs/benchmarks.md#a-cli-command). {@code --kafka-config} may set them.
      */
     private static final Map<String, String> ONE_SHOT = Map.of("metric.reporters", "");
 

@@ -39,7 +39,9 @@ class BenchmarkIT {
             assertThat(r.commandsPerS()).isPositive();
             assertThat(r.p99Ms()).isNotNull().isPositive();
         });
-        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        JsonNode file = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(file.path("run").path("date").asText()).as("when it ran").endsWith("UTC");
+        JsonNode json = file.path("results");
         assertThat(json).hasSize(6);
         assertThat(json.get(1).fieldNames()).toIterable().containsExactly("mode", "scenario", "offered_per_s",
                 "commands_per_s", "p50_ms", "p99_ms", "p999_ms", "errors");

@@ -3,12 +3,15 @@ package dev.lockstep.bench.peers;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.lockstep.bench.Results;
+import dev.lockstep.bench.RunInfo;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.store.LockStore;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -85,8 +88,9 @@ public final class PeerBench {
         Files.createDirectories(options.out());
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
-        json.writeValue(options.out().resolve("peers.json").toFile(), figures);
-        json.writeValue(options.out().resolve("peers-contended.json").toFile(), contendedFigures);
+        RunInfo run = RunInfo.current(Clock.systemUTC());
+        json.writeValue(options.out().resolve("peers.json").toFile(), new Results<>(run, figures));
+        json.writeValue(options.out().resolve("peers-contended.json").toFile(), new Results<>(run, contendedFigures));
         PeerReport.chart(figures, options.callers().get(0), options.out().resolve("peers.png"));
         if (options.callers().size() > 1) {
             PeerReport.curveChart(figures, options.out().resolve("peers-curve.png"));

@@ -48,7 +48,9 @@ class PeerBenchIT {
         for (String peer : PeerBench.PEERS) {
             assertThat(table.toString()).contains(peer + ": not measured: its client is not on the classpath");
         }
-        JsonNode json = new ObjectMapper().readTree(out.resolve("peers.json").toFile());
+        JsonNode file = new ObjectMapper().readTree(out.resolve("peers.json").toFile());
+        assertThat(file.path("run").path("cores").asInt()).as("the machine it ran on").isPositive();
+        JsonNode json = file.path("results");
         assertThat(json).hasSize(2);
         assertThat(json.get(0).path("peer").asText()).isEqualTo("lockstep");
         assertThat(json.get(1).path("peer").asText()).isEqualTo("echo");
@@ -63,7 +65,7 @@ class PeerBenchIT {
         assertThat(table.toString()).contains("CPU ms / pair");
         assertThat(ImageIO.read(out.resolve("peers-curve.png").toFile()).getWidth()).isPositive();
         assertThat(ImageIO.read(out.resolve("peers.png").toFile()).getWidth()).isPositive();
-        JsonNode contended = new ObjectMapper().readTree(out.resolve("peers-contended.json").toFile());
+        JsonNode contended = new ObjectMapper().readTree(out.resolve("peers-contended.json").toFile()).path("results");
         assertThat(contended).extracting(node -> node.path("peer").asText()).containsExactly("lockstep", "echo");
         JsonNode lockstep = contended.get(0);
         assertThat(lockstep.path("callers").asInt()).isEqualTo(3);
