@@ -26,7 +26,7 @@ final class PeerTables {
     /** One row per system: one caller's acquire and acquire-release pair, and the acquire p50 against echo's. */
     static String oneCaller(JsonNode peers) {
         List<JsonNode> systems = rows(peers);
-        Optional<JsonNode> echo = systems.stream().filter(s -> s.path("peer").asText().equals("echo")).findFirst();
+        Optional<JsonNode> echo = echo(systems);
         List<String> lines = new ArrayList<>(header(List.of("system", "acquire p50", "acquire p99", "pair p50",
                 "pair p99", "acquire p50 × echo's")));
         for (JsonNode system : systems) {
@@ -46,7 +46,7 @@ final class PeerTables {
 
     /** One row per system, a column per count of callers: the CPU milliseconds spent per pair, and against echo's. */
     static String cpu(JsonNode peers) {
-        Optional<JsonNode> echo = rows(peers).stream().filter(s -> s.path("peer").asText().equals("echo")).findFirst();
+        Optional<JsonNode> echo = echo(rows(peers));
         return byCallers(peers, (system, p) -> {
             if (!p.path("cpu_ms_per_pair").isNumber()) {
                 return "–";
@@ -76,6 +76,11 @@ final class PeerTables {
         return String.join("\n", lines);
     }
 
+    /** The echo row, the yardstick of the ratios. */
+    private static Optional<JsonNode> echo(List<JsonNode> systems) {
+        return systems.stream().filter(s -> s.path("peer").asText().equals("echo")).findFirst();
+    }
+
     private static Optional<JsonNode> point(JsonNode system, int callers) {
         return StreamSupport.stream(system.path("curve").spliterator(), false)
                 .filter(p -> p.path("callers").asInt() == callers).findFirst();
@@ -92,8 +97,7 @@ final class PeerTables {
         counts.forEach(callers -> columns.addAll(List.of(callers + " callers: hand-overs/s", "p50", "p99", "out of order")));
         List<String> lines = new ArrayList<>(header(columns));
         for (String peer : all.stream().map(r -> r.path("peer").asText()).distinct().toList()) {
-            StringBuilder line = new StringBuilder("| " + system(all.stream()
-                    .filter(r -> r.path("peer").asText().equals(peer)).findFirst().orElseThrow()) + " |");
+            StringBuilder line = new StringBuilder("| " + TableCells.name(peer) + " |");
             for (int callers : counts) {
                 Optional<JsonNode> row = all.stream().filter(r -> r.path("peer").asText().equals(peer)
                         && r.path("callers").asInt() == callers).findFirst();

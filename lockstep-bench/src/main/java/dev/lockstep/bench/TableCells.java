@@ -21,10 +21,14 @@ final class TableCells {
         return StreamSupport.stream(rows.spliterator(), false).toList();
     }
 
-    /** A system of {@code bench --peers} as the tables name it. */
+    /** The system of a row of {@code bench --peers} as the tables name it. */
     static String system(JsonNode row) {
-        String name = row.path("peer").asText();
-        return SYSTEMS.getOrDefault(name, name);
+        return name(row.path("peer").asText());
+    }
+
+    /** A system of {@code bench --peers}, by its name in the results, as the tables name it. */
+    static String name(String peer) {
+        return SYSTEMS.getOrDefault(peer, peer);
     }
 
     static String ms(JsonNode node, String field, int decimals) {

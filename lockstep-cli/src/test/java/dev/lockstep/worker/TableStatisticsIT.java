@@ -37,8 +37,7 @@ class TableStatisticsIT {
     void filledTablesAreAnalyzedWithoutWaitingForAutovacuum() throws Exception {
         try (LockStore store = PostgresLockStore.open(env.database())) {
             PartitionId partition = new PartitionId("stats", 0);
-            Batches.start(store, partition);
-            BatchProcessor processor = Batches.processor(store);
+            BatchProcessor processor = started(store, partition);
             Instant start = Instant.parse("2026-12-04T00:00:00Z");
             List<Inbound> batch = new ArrayList<>();
             IntStream.range(0, 1_500).forEach(i -> batch.add(Batches.record("stats", i, "r-" + i,
@@ -61,8 +60,7 @@ class TableStatisticsIT {
     void aTableThatOutgrowsItsStatisticsOrIsEmptiedAndFilledIsAnalyzedAgain() throws Exception {
         try (LockStore store = PostgresLockStore.open(env.database())) {
             PartitionId partition = new PartitionId("grown", 0);
-            Batches.start(store, partition);
-            BatchProcessor processor = Batches.processor(store);
+            BatchProcessor processor = started(store, partition);
             Instant start = Instant.parse("2026-12-06T00:00:00Z");
             int[] next = {0};
             Runnable thousand = () -> {
@@ -96,6 +94,12 @@ class TableStatisticsIT {
                     .until(() -> store.refreshTableStatistics() && rowsPlannedFor("request_log") >= 0);
             assertThat(rowsPlannedFor("request_log")).isGreaterThanOrEqualTo(1_000);
         }
+    }
+
+    /** A processor of batches for {@code partition}, started as a worker starts it. */
+    private static BatchProcessor started(LockStore store, PartitionId partition) {
+        Batches.start(store, partition);
+        return Batches.processor(store);
     }
 
     /** The rows the planner takes the table to have, by its statistics: -1 when it has none. */

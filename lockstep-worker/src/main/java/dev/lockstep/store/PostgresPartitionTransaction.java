@@ -40,11 +40,12 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     + ", acked_offset = GREATEST(acked_offset, ?) WHERE topic = ? AND partition = ?";
     private static final String SELECT_ACKED =
             "SELECT acked_offset FROM partition_progress WHERE topic = ? AND partition = ?";
-    // Each ID one probe of the primary key, whatever the planner statistics say. As "topic = ? AND
+    // Each ID one probe of the primary key, for any table the statistics know of some size. As "topic = ? AND
     // partition = ? AND request_id = ANY(?)", for a partition the statistics had not seen (or before
     // there were any) PostgreSQL estimated one matching row and read all the partition's entries,
     // filtering them by ID; the retention index is closed to this statement (V7), and the IDs joined
-    // row by row make the key's probes the cheapest plan left (StorePlansIT).
+    // row by row make the key's probes the cheapest plan left (StorePlansIT). A plan made while the
+    // table had no statistics reads it whole: TableStatistics keeps them in step.
     static final String SELECT_REQUESTS =
             "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM request_log "
                     + "WHERE (topic, partition, request_id) IN (SELECT ?::text, ?::integer, unnest(?::text[]))";
