@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.within;
 import dev.lockstep.metrics.WorkerMetrics;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +18,11 @@ class StageTraceTest {
     @Test
     void workerStagesCountFromTheResetWithinTheBucketsPrecision() {
         for (int i = 0; i < 1_000; i++) {
-            metrics.transaction(List.of(1), Duration.ofMillis(500)); // the warm-up: slow, and not counted
+            metrics.batch(1, Duration.ofMillis(500)); // the warm-up: slow, and not counted
         }
         trace.reset();
         for (int i = 1; i <= 100; i++) {
-            metrics.transaction(List.of(1), Duration.ofMillis(i));
+            metrics.batch(1, Duration.ofMillis(i));
             metrics.decoded(Duration.ofMillis(i));
         }
 

@@ -207,45 +207,6 @@ class BatchProcessorIT {
         assertThat(leases.get("s").owner()).isEqualTo("o2");
     }
 
-    /**
-     * Several partitions' batches in one transaction (TransactionGroups): one partition refused
-     * rolls back the others' writes too, naming the one that failed; applied again without it,
-     * the others commit together.
-     */
-    @Test
-    void partitionsAppliedTogetherCommitTogetherOrNotAtAll() {
-        PartitionId first = new PartitionId("together-a", 0);
-        PartitionId behind = new PartitionId("together-b", 0);
-        PartitionId last = new PartitionId("together-c", 0);
-        List.of(first, behind, last).forEach(partition -> Batches.start(store, partition));
-        Instant t0 = Instant.parse("2026-12-06T00:00:00Z");
-        BatchProcessor processor = Batches.processor(store);
-        RecordProcessor.Part a = new RecordProcessor.Part(first,
-                List.of(Batches.record("together-a", 0, "ta", acquire("ta-0", "ta", "o"), t0)), 0);
-        // This worker committed partition b up to offset 5, the database says 0: it lost commits.
-        RecordProcessor.Part b = new RecordProcessor.Part(behind,
-                List.of(Batches.record("together-b", 5, "tb", acquire("tb-5", "tb", "o"), t0)), 5);
-        RecordProcessor.Part c = new RecordProcessor.Part(last,
-                List.of(Batches.record("together-c", 0, "tc", acquire("tc-0", "tc", "o"), t0)), 0);
-
-        assertThatThrownBy(() -> processor.processTogether(List.of(a, b, c)))
-                .isInstanceOfSatisfying(PartitionFailure.class, failure -> {
-                    assertThat(failure.partition()).isEqualTo(behind);
-                    assertThat(failure.getCause()).isInstanceOf(DatabaseBehindException.class);
-                });
-        assertThat(nextOffset(first)).isZero();
-        assertThat(nextOffset(last)).isZero();
-        Map<String, Lease> leases = store.inPartition(first,
-                tx -> tx.leasesForUpdate(List.of("ta"), Instant.EPOCH, Instant.EPOCH));
-        assertThat(leases).isEmpty();
-
-        List<List<Outbound>> out = processor.processTogether(List.of(a, c));
-        assertThat(out).hasSize(2).allSatisfy(replies -> assertThat(outcomes(replies)).containsExactly("acquired"));
-        assertThat(nextOffset(first)).isEqualTo(1);
-        assertThat(nextOffset(behind)).isZero();
-        assertThat(nextOffset(last)).isEqualTo(1);
-    }
-
     private static List<String> outcomes(List<Outbound> outbound) {
         return outbound.stream().filter(Outbound.ReplyRecord.class::isInstance)
                 .map(o -> ((Outbound.ReplyRecord) o).answer())

@@ -43,7 +43,6 @@ public final class WorkerMetrics {
     private final Timer decodeDuration;
     private final Timer acknowledgeDuration;
     private final DistributionSummary batchSize;
-    private final DistributionSummary transactionBatches;
     private final Counter expired;
     private final Counter publishFailures;
     private final Counter ticks;
@@ -58,7 +57,7 @@ public final class WorkerMetrics {
                 .description("From a command's log-append time to its reply's acknowledgement by the broker")
                 .publishPercentileHistogram().register(registry);
         this.transactionDuration = Timer.builder(TRANSACTION_DURATION)
-                .description("One database transaction, commit included: one or more partition batches")
+                .description("One partition batch's database transaction, commit included")
                 .publishPercentileHistogram().register(registry);
         this.fetchDelay = Timer.builder(FETCH_DELAY)
                 .description("From a command's log-append time to the worker's poll that brought it (broker, consumer)")
@@ -74,9 +73,6 @@ public final class WorkerMetrics {
                 .publishPercentileHistogram().register(registry);
         this.batchSize = DistributionSummary.builder("lockstep.batch.size")
                 .description("Command records applied in one partition batch").publishPercentileHistogram()
-                .register(registry);
-        this.transactionBatches = DistributionSummary.builder("lockstep.transaction.batches")
-                .description("Partition batches applied in one database transaction").publishPercentileHistogram()
                 .register(registry);
         this.expired = Counter.builder("lockstep.lease.expired").description("Leases shown expired (log time)")
                 .register(registry);
@@ -127,10 +123,9 @@ public final class WorkerMetrics {
         acknowledgeDuration.record(sinceSent);
     }
 
-    /** A transaction committed, with partition batches of these many records. */
-    public void transaction(List<Integer> batchRecords, Duration transaction) {
-        batchRecords.forEach(batchSize::record);
-        transactionBatches.record(batchRecords.size());
+    /** A batch's transaction committed. */
+    public void batch(int records, Duration transaction) {
+        batchSize.record(records);
         transactionDuration.record(transaction);
     }
 

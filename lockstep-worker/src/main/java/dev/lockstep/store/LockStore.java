@@ -13,20 +13,7 @@ public interface LockStore extends AutoCloseable {
      * returns. If anything fails, nothing is committed and a {@link StoreException} is thrown;
      * the caller retries the whole batch.
      */
-    default <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
-        return inPartitions(partitions -> work.apply(partitions.apply(partition)));
-    }
-
-    /**
-     * Runs {@code work} in one transaction over several partitions, and commits it when the work
-     * returns: one commit, one flush of the database's log, for batches that would each have
-     * waited for their own. {@code work} is given each partition's statements ({@link
-     * PartitionTransaction}) on asking, at most once per partition; to keep two such transactions
-     * from waiting on each other, it should open the partitions in one order (by {@link
-     * PartitionId#ORDER}). If anything fails, nothing is committed and a {@link StoreException},
-     * or what {@code work} threw, is thrown.
-     */
-    <T> T inPartitions(Function<Function<PartitionId, PartitionTransaction>, T> work);
+    <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work);
 
     /**
      * Removes up to {@code limit} lease rows that ended before their partition's clock (no later

@@ -132,10 +132,10 @@ public final class PostgresLockStore implements LockStore {
     }
 
     @Override
-    public <T> T inPartitions(Function<Function<PartitionId, PartitionTransaction>, T> work) {
+    public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
         try (Connection connection = dataSource.getConnection()) {
             try {
-                T result = work.apply(partition -> new PostgresPartitionTransaction(connection, partition, checkpointed));
+                T result = work.apply(new PostgresPartitionTransaction(connection, partition, checkpointed));
                 connection.commit();
                 return result;
             } catch (RuntimeException | SQLException e) {
@@ -146,7 +146,7 @@ public final class PostgresLockStore implements LockStore {
                 throw e;
             }
         } catch (SQLException e) {
-            throw new StoreException("batch failed: " + e.getMessage(), e);
+            throw new StoreException("batch on " + partition + " failed: " + e.getMessage(), e);
         }
     }
 

@@ -16,7 +16,6 @@ import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction.LeaseQuery;
 import dev.lockstep.store.PartitionTransaction;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies the records of one partition from one poll (or of several partitions, {@link
- * #processTogether}) in one transaction: loads the part of the
+ * Applies the records of one partition from one poll in one transaction: loads the part of the
  * partition's state the records touch, runs the {@link PartitionMachine} over them, and writes
  * back what changed.
  *
@@ -69,29 +67,10 @@ final class BatchProcessor implements RecordProcessor {
 
     @Override
     public List<Outbound> process(PartitionId partition, List<Inbound> records, long floor) {
-        try {
-            return processTogether(List.of(new Part(partition, records, floor))).get(0);
-        } catch (PartitionFailure e) {
-            throw e.getCause();
-        }
-    }
-
-    @Override
-    public List<List<Outbound>> processTogether(List<Part> parts) {
         long start = System.nanoTime();
-        List<List<Outbound>> out = store.inPartitions(partitions -> {
-            List<List<Outbound>> each = new ArrayList<>(parts.size());
-            for (Part part : parts) {
-                try {
-                    each.add(apply(part.partition(), part.records(), part.floor(), partitions.apply(part.partition())));
-                } catch (RuntimeException e) {
-                    throw new PartitionFailure(part.partition(), e);
-                }
-            }
-            return each;
-        });
-        metrics.transaction(parts.stream().map(part -> part.records().size()).toList(),
-                Duration.ofNanos(System.nanoTime() - start));
+        List<Outbound> out = store.inPartition(partition, tx -> apply(partition, records, floor, tx));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        metrics.batch(records.size(), took);
         return out;
     }
 

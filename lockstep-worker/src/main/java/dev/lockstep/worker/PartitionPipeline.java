@@ -1,9 +1,11 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.Outbound;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.StoreException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -15,6 +17,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -22,9 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies partition batches off the poll thread in two stages. <b>Applying</b>: the transaction
- * (which may hold other partitions' batches too, {@link TransactionGroups}), then the replies
- * handed to the producer; at most one batch per partition (the worker pauses the
+ * Applies partition batches off the poll thread in two stages. <b>Applying</b>: the transaction,
+ * then the replies handed to the producer; at most one batch per partition (the worker pauses the
  * partition meanwhile), so per-resource order holds. <b>Acknowledging</b>: the broker's acks for
  * those replies; the partition's next batch is applied meanwhile, and offsets are released in
  * batch order once each batch is acknowledged. A batch whose acks fail is applied again from its
@@ -62,13 +66,24 @@ final class PartitionPipeline implements AutoCloseable {
     private record Batch(CompletableFuture<?> future, long firstOffset, long nextOffset, int epoch) {
     }
 
-    private final TransactionGroups transactions;
+    private final RecordProcessor processor;
+    private final OutboundPublisher publisher;
+    private final ExecutorService executor;
     private final Map<TopicPartition, Batch> applying = new HashMap<>();
     private final Map<TopicPartition, Deque<Batch>> acknowledging = new HashMap<>();
     private final Map<TopicPartition, Integer> epochs = new HashMap<>();
+    private final WorkerMetrics metrics;
 
     PartitionPipeline(RecordProcessor processor, OutboundPublisher publisher, int threads, WorkerMetrics metrics) {
-        this.transactions = new TransactionGroups(processor, publisher::send, threads, metrics);
+        this.processor = processor;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        AtomicInteger count = new AtomicInteger();
+        this.executor = Executors.newFixedThreadPool(threads, r -> {
+            Thread thread = new Thread(r, "lockstep-apply-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     boolean isBusy() {
@@ -91,8 +106,16 @@ final class PartitionPipeline implements AutoCloseable {
             throw new IllegalStateException("a batch of " + tp + " is still running; the partition should be paused");
         }
         List<Inbound> records = batch.stream().map(Inbound::of).toList();
-        CompletableFuture<CompletableFuture<Void>> future =
-                transactions.submit(new PartitionId(tp.topic(), tp.partition()), records, floor, polledAt);
+        CompletableFuture<CompletableFuture<Void>> future = CompletableFuture.supplyAsync(() -> {
+            metrics.queued(Duration.ofNanos(System.nanoTime() - polledAt));
+            List<Outbound> out = processor.process(new PartitionId(tp.topic(), tp.partition()), records, floor);
+            long sent = System.nanoTime();
+            return publisher.send(out).whenComplete((ok, error) -> {
+                if (error == null) {
+                    metrics.acknowledged(Duration.ofNanos(System.nanoTime() - sent));
+                }
+            });
+        }, executor);
         applying.put(tp, new Batch(future, batch.get(0).offset(), batch.get(batch.size() - 1).offset() + 1,
                 epochs.getOrDefault(tp, 0)));
     }
@@ -205,6 +228,6 @@ final class PartitionPipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        transactions.close();
+        executor.shutdownNow();
     }
 }

@@ -17,7 +17,7 @@ final class StubStore implements LockStore {
     boolean down;
 
     @Override
-    public <T> T inPartitions(Function<Function<PartitionId, PartitionTransaction>, T> work) {
+    public <T> T inPartition(PartitionId partition, Function<PartitionTransaction, T> work) {
         throw new UnsupportedOperationException();
     }
 
