@@ -55,14 +55,17 @@ final class DeadLetterReplay {
     }
 
     Plan plan(ConsumerRecord<byte[], byte[]> dead, boolean asNew) {
-        if (DeadLetterHeaders.cut(dead.headers())
+        boolean waiter = dead.headers().lastHeader(DeadLetterHeaders.REPLY_REQUEST) != null;
+        if (waiter || DeadLetterHeaders.cut(dead.headers())
                 || dead.headers().lastHeader(DeadLetterHeaders.DROPPED_HEADERS) != null) {
-            // A copy cut to fit the dead-letter topic: the record itself is still in the command topic, or lost.
+            // A copy cut to fit the dead-letter topic, or the mark of a waiter's reply (which holds no
+            // command): the command itself is still in the command topic, or lost.
             Optional<ConsumerRecord<byte[], byte[]>> whole = source(dead)
                     .flatMap(at -> reader.recordAt(at.tp(), at.offset()));
             if (whole.isEmpty()) {
-                return new Plan.Refuse("this dead letter holds only the start of its record (it did not fit the "
-                        + "dead-letter topic whole), and the record is no longer in " + commandTopic);
+                return new Plan.Refuse((waiter ? "this dead letter holds the reply to an acquire that waited, not "
+                        + "the acquire" : "this dead letter holds only the start of its record (it did not fit the "
+                        + "dead-letter topic whole)") + ", and the record is no longer in " + commandTopic);
             }
             ConsumerRecord<byte[], byte[]> record = whole.get();
             return planFor(new ConsumerRecord<>(dead.topic(), dead.partition(), dead.offset(), dead.timestamp(),

@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import static dev.lockstep.testkit.Commands.acquire;
 import static dev.lockstep.testkit.Commands.newId;
+import static dev.lockstep.testkit.Commands.release;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -243,6 +244,54 @@ class LocksAndDeadLettersIT {
                     && new String(r.key(), StandardCharsets.UTF_8).equals(key), 2);
             assertThat(new String(sent.get(1).value(), StandardCharsets.UTF_8)).as("the record whole").isEqualTo(value);
             assertThat(sent.get(1).headers().lastHeader("lockstep-original-value-bytes")).isNull();
+        }
+    }
+
+    /**
+     * The grant of an acquire that waited is published by the release that handed over; its reply
+     * topic missing, the dead letter carries that grant (not the release's reply), names the
+     * acquire, is not expected by a replay, and replays as the acquire once the topic exists.
+     */
+    @Test
+    void aWaitersUndeliverableGrantIsDeadLetteredAsItsOwnAndReplayedAsItsAcquire() throws Exception {
+        String resource = "queue:" + newId();
+        String missing = "lock.replies.waiter-" + newId();
+        String waiter = newId();
+        assertThat(env.call(acquire(newId(), resource, "holder", 600)).path("outcome").asText()).isEqualTo("acquired");
+        env.send(acquire(waiter, resource, "waiter", 60).put("wait_ms", 60_000).put("reply_to", missing));
+        Thread.sleep(500); // queued behind the holder
+        assertThat(env.call(release(newId(), resource, "holder")).path("outcome").asText()).isEqualTo("released");
+
+        ConsumerRecord<byte[], byte[]> dead = env.deadLetters().await(r -> r.headers().lastHeader("lockstep-reply") != null
+                && new String(r.headers().lastHeader("lockstep-reply").value(), StandardCharsets.UTF_8).contains(waiter),
+                1).get(0);
+        String reply = new String(dead.headers().lastHeader("lockstep-reply").value(), StandardCharsets.UTF_8);
+        assertThat(reply).contains("\"outcome\":\"acquired\"").contains("\"resource\":\"" + resource + "\"");
+        assertThat(new String(dead.headers().lastHeader("lockstep-error").value(), StandardCharsets.UTF_8))
+                .contains(missing).contains("does not exist");
+        try (TopicCollector commands = env.collect(env.topics().commands())) {
+            ConsumerRecord<byte[], byte[]> acquired = commands.await(r -> r.value() != null && r.headers()
+                    .lastHeader("lockstep-undeliverable") == null
+                    && new String(r.value(), StandardCharsets.UTF_8).contains(waiter), 1).get(0);
+            assertThat(new String(dead.headers().lastHeader("lockstep-reply-of").value(), StandardCharsets.UTF_8))
+                    .as("names the acquire").isEqualTo(acquired.topic() + "-" + acquired.partition() + "@"
+                            + acquired.offset());
+        }
+
+        try (Admin admin = Admin.create(env.kafka().with(Map.of()))) {
+            admin.createTopics(List.of(new NewTopic(missing, 1, (short) 1))).all().get();
+        }
+        Run replayed = lockstep("replay", "--format", "json");
+        assertThat(replayed.lines().get(replayed.lines().size() - 1).path("divergences").toString())
+                .as(replayed.out()).doesNotContain(waiter);
+        Thread.sleep(6_000); // the worker looks a missing reply topic up again after 5 s
+        try (TopicCollector replies = env.collect(missing)) {
+            Run published = lockstep("dlq", "--replay", dead.partition() + "@" + dead.offset(), "--yes");
+            assertThat(published.code()).as(published.err()).isZero();
+            ConsumerRecord<byte[], byte[]> answered = replies.await(r -> new String(r.key(), StandardCharsets.UTF_8)
+                    .equals(waiter), 1).get(0);
+            assertThat(new String(answered.value(), StandardCharsets.UTF_8)).as("the grant it got, now delivered")
+                    .isEqualTo(reply);
         }
     }
 }

@@ -53,6 +53,14 @@ final class Answers {
         if (marker.marked() instanceof Triaged.Reject reject) {
             return reject.reply(record).undeliverable(marker.reason());
         }
+        if (marker.marked() instanceof Triaged.Waited waited) {
+            // Only a reply a later record decided for the acquire at the marked offset is named.
+            Optional<RequestEntry> entry = state.request(waited.requestId())
+                    .filter(e -> e.offset() == marker.offset() && e.deferred() && e.decidedAt() < record.offset());
+            return entry.<Outbound>map(e -> waited.reply(record, e.reply().bytes(),
+                    new Outbound.Answer.Repeated(Optional.of(CommandType.ACQUIRE))).undeliverable(marker.reason()))
+                    .orElseGet(() -> new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE));
+        }
         Triaged.Apply apply = (Triaged.Apply) marker.marked();
         Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= marker.offset());
         if (entry.isEmpty()) {

@@ -13,9 +13,10 @@ import java.util.Optional;
  *
  * @param offset the deciding record's offset
  * @param index its place among that record's deferred replies
+ * @param requestOffset the waiting acquire's own offset: the record whose request the reply answers
  */
-public record DeferredReply(long offset, int index, String requestId, ReplyRoute route, Optional<byte[]> correlationId,
-        StoredReply reply, Outcome outcome) {
+public record DeferredReply(long offset, int index, String requestId, long requestOffset, ReplyRoute route,
+        Optional<byte[]> correlationId, StoredReply reply, Outcome outcome) {
 
     public DeferredReply {
         Objects.requireNonNull(requestId, "requestId");
@@ -27,7 +28,7 @@ public record DeferredReply(long offset, int index, String requestId, ReplyRoute
 
     /** The reply as published, for the record that decided it. */
     Outbound.ReplyRecord publishedFor(Inbound source) {
-        return new Outbound.ReplyRecord(source, route, requestId, reply.bytes(), correlationId,
+        return new Outbound.ReplyRecord(source, requestOffset, route, requestId, reply.bytes(), correlationId,
                 new Outbound.Answer.Decided(Optional.of(CommandType.ACQUIRE), outcome));
     }
 }

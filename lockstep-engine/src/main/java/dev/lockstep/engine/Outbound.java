@@ -13,11 +13,19 @@ public sealed interface Outbound {
     Inbound source();
 
     /**
+     * @param source the record that decided the reply, and publishes it
+     * @param requestOffset the offset of the record whose request it answers: the source's own,
+     *     or, for an acquire that waited, the acquire's
      * @param correlationId the command's {@code kafka_correlationId} header, copied unchanged
      * @param answer what the reply is, for the operator's counters
      */
-    record ReplyRecord(Inbound source, ReplyRoute route, String requestId, byte[] value,
+    record ReplyRecord(Inbound source, long requestOffset, ReplyRoute route, String requestId, byte[] value,
             Optional<byte[]> correlationId, Answer answer) implements Outbound {
+
+        /** Whether it answers an acquire that waited: decided, and published, by a later record. */
+        public boolean deferred() {
+            return requestOffset != source.offset();
+        }
 
         /** The reply could not be delivered where it was routed: it goes to the dead letters instead. */
         public DeadLetter undeliverable(String reason) {

@@ -106,8 +106,8 @@ public final class PartitionMachine {
                     if (apply.command() instanceof Command.Release release) {
                         release.cancels().ifPresent(ids::add);
                     }
-                } else if (t instanceof Triaged.Undelivered marker && marker.marked() instanceof Triaged.Apply apply) {
-                    ids.add(apply.requestId());
+                } else if (t instanceof Triaged.Undelivered marker && !(marker.marked() instanceof Triaged.Reject)) {
+                    ids.add(marker.marked().requestId());
                 }
             });
             return ids;

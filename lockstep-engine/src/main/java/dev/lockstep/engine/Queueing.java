@@ -138,7 +138,7 @@ final class Queueing {
         if (replies.isEmpty()) {
             replies = new ArrayList<>(1);
         }
-        DeferredReply deferred = new DeferredReply(record.offset(), replies.size(), waiter.requestId(), waiter.route(),
+        DeferredReply deferred = new DeferredReply(record.offset(), replies.size(), waiter.requestId(), waiter.offset(), waiter.route(),
                 waiter.correlationId(), StoredReply.of(reply), verdict.outcome());
         state.add(deferred);
         state.put(new RequestEntry(waiter.requestId(), waiter.fingerprint(), StoredReply.of(reply), waiter.offset(), now,

@@ -6,6 +6,7 @@ import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
+import dev.lockstep.protocol.ReplyTo;
 import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.Tick;
 import java.nio.charset.StandardCharsets;
@@ -86,12 +87,39 @@ final class Triage {
                     + "written to its partition again whole: its reply is not in the log; the record is at that "
                     + "position", Outbound.Cause.REPLY_UNDELIVERABLE);
         }
+        if (record.headers().has(DeadLetterHeaders.REPLY_REQUEST)) {
+            return waited(record, marked.getAsLong(), reasonOf(undeliverable));
+        }
         Triaged command = command(record);
         if (command instanceof Triaged.Answered answered) {
             return new Triaged.Undelivered(answered, marked.getAsLong(), reasonOf(undeliverable));
         }
         Triaged.DeadLetter dead = (Triaged.DeadLetter) command;
         return new Triaged.DeadLetter("marks a record that got no reply: " + dead.reason(), dead.cause());
+    }
+
+    /**
+     * The mark of a waiter's reply: its request ID and route are in the mark's headers, its bytes
+     * in the request's entry ({@link Answers#undelivered}). The route is checked as a command's is.
+     */
+    private Triaged waited(Inbound record, long marked, String reason) {
+        String requestId = new String(record.headers().lastValue(DeadLetterHeaders.REPLY_REQUEST).orElseThrow(),
+                StandardCharsets.UTF_8);
+        Routing routing = router.route(record.headers(), new ReplyTo.Default());
+        Optional<byte[]> correlationId = record.headers().lastValue(ReplyRouter.CORRELATION_HEADER);
+        if (requestId.isEmpty() || requestId.length() > Limits.MAX_REQUEST_ID_CHARS) {
+            return new Triaged.DeadLetter(DeadLetterHeaders.REPLY_REQUEST + " must name a request ID of 1 to "
+                    + Limits.MAX_REQUEST_ID_CHARS + " characters", Outbound.Cause.UNREADABLE);
+        }
+        if (routing instanceof Routing.Refused refused) {
+            return new Triaged.DeadLetter(refused.reason(), Outbound.Cause.ROUTE_REFUSED);
+        }
+        if (correlationId.isPresent() && correlationId.get().length > Limits.MAX_CORRELATION_ID_BYTES) {
+            return new Triaged.DeadLetter(ReplyRouter.CORRELATION_HEADER + " must be at most "
+                    + Limits.MAX_CORRELATION_ID_BYTES + " bytes", Outbound.Cause.UNREADABLE);
+        }
+        return new Triaged.Undelivered(new Triaged.Waited(((Routing.Routed) routing).route(), correlationId, requestId),
+                marked, reason);
     }
 
     /** A marker's reason: the worker's, or a producer's cut to {@link #MAX_REASON} characters. */

@@ -28,7 +28,8 @@ sealed interface Triaged {
         String requestId();
 
         default Outbound.ReplyRecord reply(Inbound source, byte[] value, Outbound.Answer answer) {
-            return new Outbound.ReplyRecord(source, route(), requestId(), value, correlationId(), answer);
+            return new Outbound.ReplyRecord(source, source.offset(), route(), requestId(), value, correlationId(),
+                    answer);
         }
     }
 
@@ -53,6 +54,13 @@ sealed interface Triaged {
      * @param reason why the reply could not be delivered, as the worker found it
      */
     record Undelivered(Answered marked, long offset, String reason) implements Triaged {
+    }
+
+    /**
+     * The reply to an acquire that waited, as a mark names it ({@link dev.lockstep.protocol.DeadLetterHeaders#REPLY_REQUEST}):
+     * its request ID, and its route as the mark carries it.
+     */
+    record Waited(ReplyRoute route, Optional<byte[]> correlationId, String requestId) implements Answered {
     }
 
     /** A tick the worker appended ({@link dev.lockstep.protocol.Tick}): shows what its log time ends; never answered. */

@@ -23,8 +23,15 @@ public final class DeadLetterHeaders {
     public static final String UNDELIVERABLE = "lockstep-undeliverable";
     /** On that copy: {@code topic-partition@offset} of the record whose reply could not be delivered. */
     public static final String REPLY_OF = "lockstep-reply-of";
+    /**
+     * On the mark of a reply to an acquire that waited, which a later record decided: the acquire's
+     * request ID. Such a mark is no copy (the acquire's record is not at hand when the later one is
+     * applied): it has an empty value, names the acquire in {@link #REPLY_OF}, and carries the
+     * reply's route in the request-reply headers ({@code kafka_replyTopic} and its kin).
+     */
+    public static final String REPLY_REQUEST = "lockstep-reply-request";
     /** The headers of that copy, beside the command record's own. */
-    public static final Set<String> MARKER = Set.of(UNDELIVERABLE, REPLY_OF);
+    public static final Set<String> MARKER = Set.of(UNDELIVERABLE, REPLY_OF, REPLY_REQUEST);
     /**
      * On a copy of a record that did not fit its topic whole (a dead letter, a mark): the size in
      * bytes and SHA-256 (hex) of the record's key, or value, where the copy carries only its start.
@@ -39,7 +46,8 @@ public final class DeadLetterHeaders {
     public static final Set<String> CUT = Set.of(ORIGINAL_KEY_BYTES, ORIGINAL_KEY_SHA256, ORIGINAL_VALUE_BYTES,
             ORIGINAL_VALUE_SHA256, DROPPED_HEADERS);
     /** What the worker added: dropped when a dead letter is published to the command topic again. */
-    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF, ORIGINAL_KEY_BYTES,
+    public static final Set<String> ADDED = Set.of(ERROR, SOURCE, REPLY, UNDELIVERABLE, REPLY_OF, REPLY_REQUEST,
+            ORIGINAL_KEY_BYTES,
             ORIGINAL_KEY_SHA256, ORIGINAL_VALUE_BYTES, ORIGINAL_VALUE_SHA256, DROPPED_HEADERS);
 
     /** Whether the record is a copy cut to fit its topic: its key or value is not the original's. */

@@ -46,11 +46,12 @@ final class WaiterRows {
     private static final String DELETE =
             "DELETE FROM lock_waiters WHERE topic = ? AND partition = ? AND record_offset = ANY(?)";
     private static final String SELECT_REPLIES =
-            "SELECT record_offset, reply_index, request_id, reply_topic, reply_partition, correlation_id, reply, outcome "
+            "SELECT record_offset, reply_index, request_id, reply_topic, reply_partition, correlation_id, reply, outcome, "
+                    + "request_offset "
                     + "FROM deferred_replies WHERE topic = ? AND partition = ? AND record_offset >= ? AND record_offset < ?";
     private static final String INSERT_REPLY =
             "INSERT INTO deferred_replies (topic, partition, record_offset, reply_index, request_id, reply_topic, "
-                    + "reply_partition, correlation_id, reply, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+                    + "reply_partition, correlation_id, reply, outcome, request_offset) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final Connection connection;
     private final PartitionId partition;
@@ -127,7 +128,7 @@ final class WaiterRows {
 
     List<DeferredReply> replies(long fromOffset, long toOffset) throws SQLException {
         return SqlArrays.recordRange(connection, SELECT_REPLIES, partition, fromOffset, toOffset,
-                rs -> new DeferredReply(rs.getLong(1), rs.getInt(2), rs.getString(3), route(rs, 4),
+                rs -> new DeferredReply(rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getLong(9), route(rs, 4),
                         Optional.ofNullable(rs.getBytes(6)), StoredReply.ofText(rs.getString(7)),
                         Outcome.fromWireName(rs.getString(8)).orElseThrow()));
     }
@@ -144,6 +145,7 @@ final class WaiterRows {
                 insert.setBytes(at.next(), reply.correlationId().orElse(null));
                 insert.setString(at.next(), reply.reply().text());
                 insert.setString(at.next(), reply.outcome().wireName());
+                insert.setLong(at.next(), reply.requestOffset());
             }, Script.exactly(1, "a deferred reply on " + partition + " written concurrently"));
         }
     }

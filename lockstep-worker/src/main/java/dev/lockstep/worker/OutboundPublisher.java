@@ -6,6 +6,7 @@ import dev.lockstep.engine.ReplyRouter;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.TopicNames;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +42,7 @@ final class OutboundPublisher {
     private static final Logger LOG = LoggerFactory.getLogger(OutboundPublisher.class);
     /** What a mark keeps of the record's headers, whatever it has to cut: the state machine reads these. */
     private static final Set<String> MARK_KEEPS = Set.of(DeadLetterHeaders.UNDELIVERABLE, DeadLetterHeaders.REPLY_OF,
-            ReplyRouter.REPLY_TOPIC_HEADER, ReplyRouter.REPLY_PARTITION_HEADER, ReplyRouter.CORRELATION_HEADER);
+            DeadLetterHeaders.REPLY_REQUEST, ReplyRouter.REPLY_TOPIC_HEADER, ReplyRouter.REPLY_PARTITION_HEADER, ReplyRouter.CORRELATION_HEADER);
     /** What a dead letter keeps, whatever it has to cut: the worker's headers, its own and a mark's. */
     private static final Set<String> DEAD_LETTER_KEEPS = DeadLetterHeaders.ADDED;
 
@@ -213,12 +214,38 @@ final class OutboundPublisher {
      * topic if it must be: a record at its limit does not fit again with the mark's headers.
      */
     private Attempt markOf(Outbound.ReplyRecord reply, String reason) {
+        if (reply.deferred()) {
+            return waiterMarkOf(reply, reason);
+        }
         Inbound source = reply.source();
         RecordHeaders headers = DeadLetterHeaders.without(source.headers().toKafka(), DeadLetterHeaders.MARKER);
         headers.add(DeadLetterHeaders.UNDELIVERABLE, reason.getBytes(StandardCharsets.UTF_8));
         headers.add(DeadLetterHeaders.REPLY_OF, source.position().getBytes(StandardCharsets.UTF_8));
         ProducerRecord<byte[], byte[]> whole = new ProducerRecord<>(source.topic(), source.partition(), null,
                 source.key(), source.value(), headers);
+        return new Attempt(RecordFit.fit(whole, limit(source.topic()), MARK_KEEPS, RecordFit.Order.HEADERS_FIRST),
+                Optional.of(() -> RecordFit.fit(whole, 0, MARK_KEEPS, RecordFit.Order.HEADERS_FIRST)));
+    }
+
+    /**
+     * The mark of a reply to an acquire that waited: that acquire is not at hand, so the mark is no
+     * copy but names it, with the reply's request ID and route ({@link DeadLetterHeaders#REPLY_REQUEST}).
+     * Small (an ID, a route, a reason), so cut only of a long reason.
+     */
+    private Attempt waiterMarkOf(Outbound.ReplyRecord reply, String reason) {
+        Inbound source = reply.source();
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(DeadLetterHeaders.UNDELIVERABLE, reason.getBytes(StandardCharsets.UTF_8));
+        headers.add(DeadLetterHeaders.REPLY_OF, (source.topic() + "-" + source.partition() + "@"
+                + reply.requestOffset()).getBytes(StandardCharsets.UTF_8));
+        byte[] requestId = reply.requestId().getBytes(StandardCharsets.UTF_8);
+        headers.add(DeadLetterHeaders.REPLY_REQUEST, requestId);
+        headers.add(ReplyRouter.REPLY_TOPIC_HEADER, reply.route().topic().getBytes(StandardCharsets.UTF_8));
+        reply.route().partition().ifPresent(partition -> headers.add(ReplyRouter.REPLY_PARTITION_HEADER,
+                ByteBuffer.allocate(Integer.BYTES).putInt(partition).array()));
+        reply.correlationId().ifPresent(id -> headers.add(ReplyRouter.CORRELATION_HEADER, id));
+        ProducerRecord<byte[], byte[]> whole = new ProducerRecord<>(source.topic(), source.partition(), null,
+                requestId, new byte[0], headers);
         return new Attempt(RecordFit.fit(whole, limit(source.topic()), MARK_KEEPS, RecordFit.Order.HEADERS_FIRST),
                 Optional.of(() -> RecordFit.fit(whole, 0, MARK_KEEPS, RecordFit.Order.HEADERS_FIRST)));
     }

@@ -69,4 +69,34 @@ class UndeliveredReplyCheckTest {
         assertThat(findings(List.of(record(0, false), record(1, true), record(2, false))))
                 .extracting(ExpectedTexts.Finding::kind).containsExactly(Divergence.Kind.REPLY_MISSING);
     }
+
+    /**
+     * A waiter's reply, published by the record that granted it: its mark names the acquire and
+     * the reply's route, and the replay stops expecting that reply, not the granting record's own.
+     */
+    @Test
+    void aWaitersMarkedReplyIsNotMissingAndTheGrantingRecordsOwnIsStillExpected() {
+        String hold = "{\"request_id\":\"a1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"A\","
+                + "\"ttl_seconds\":30,\"reply_to\":\"" + GONE + "\"}";
+        String wait = "{\"request_id\":\"b1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"B\","
+                + "\"ttl_seconds\":30,\"wait_ms\":60000,\"reply_to\":\"" + GONE + "\"}";
+        String release = "{\"request_id\":\"rel\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"A\","
+                + "\"reply_to\":\"" + GONE + "\"}";
+        RecordHeaders mark = new RecordHeaders();
+        mark.add(DeadLetterHeaders.UNDELIVERABLE, "reply topic missing".getBytes(StandardCharsets.UTF_8));
+        mark.add(DeadLetterHeaders.REPLY_OF, "lock.commands-0@1".getBytes(StandardCharsets.UTF_8));
+        mark.add(DeadLetterHeaders.REPLY_REQUEST, "b1".getBytes(StandardCharsets.UTF_8));
+        mark.add("kafka_replyTopic", GONE.getBytes(StandardCharsets.UTF_8));
+        List<Inbound> log = List.of(plain(0, hold), plain(1, wait), plain(2, release),
+                new Inbound("lock.commands", 0, 3, "b1".getBytes(StandardCharsets.UTF_8), new byte[0],
+                        InboundHeaders.of(mark), Optional.of(T0.plusSeconds(3))));
+
+        assertThat(findings(log)).as("the holder's and the release's replies, not the waiter's")
+                .extracting(ExpectedTexts.Finding::source).containsExactlyInAnyOrder("lock.commands-0@0", "lock.commands-0@2");
+    }
+
+    private static Inbound plain(long offset, String json) {
+        return new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
+    }
 }

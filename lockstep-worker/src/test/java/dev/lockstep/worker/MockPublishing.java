@@ -29,8 +29,11 @@ final class MockPublishing {
     }
 
     static OutboundPublisher publisher(MockProducer<byte[], byte[]> producer) {
-        return new OutboundPublisher(producer, TOPICS, name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)),
-                1_048_576, new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
+        return publisher(producer, name -> Optional.of(new TopicCatalog.Topic(1, 1_048_588)));
+    }
+
+    static OutboundPublisher publisher(MockProducer<byte[], byte[]> producer, TopicCatalog catalog) {
+        return new OutboundPublisher(producer, TOPICS, catalog, 1_048_576, new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
                 new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore()));
     }
 

@@ -9,6 +9,7 @@ import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.Step;
 import dev.lockstep.protocol.DeadLetterHeaders;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
@@ -88,5 +89,51 @@ class OutboundPublisherTest {
         await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
         assertThat(acknowledged).isCompletedExceptionally();
         assertThat(producer.history()).hasSize(1);
+    }
+
+    /**
+     * The reply to an acquire that waited is published by the record that granted it; when it
+     * cannot be delivered, the mark names the acquire, the request ID and the route, and the state
+     * machine makes the dead letter of the acquire's grant from it.
+     */
+    @Test
+    void aWaitersUndeliverableReplyIsMarkedNamingTheAcquireNotTheRecordThatGrantedIt() {
+        String gone = "lock.replies.gone";
+        OutboundPublisher publishing = MockPublishing.publisher(producer,
+                name -> name.equals(gone) ? Optional.empty() : Optional.of(new TopicCatalog.Topic(1, 1_048_588)));
+        PartitionState state = PartitionState.empty(PartitionPosition.START);
+        machine.step(record(0, "{\"request_id\":\"a1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"A\","
+                + "\"ttl_seconds\":30}"), state);
+        machine.step(record(1, "{\"request_id\":\"b1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"B\","
+                + "\"ttl_seconds\":30,\"wait_ms\":60000,\"reply_to\":\"" + gone + "\"}"), state);
+        Step release = machine.step(record(2, "{\"request_id\":\"rel\",\"type\":\"release\",\"resource\":\"job\","
+                + "\"owner\":\"A\"}"), state);
+
+        CompletableFuture<Void> acknowledged = publishing.send(List.copyOf(release.deferred()));
+        assertThat(producer.completeNext()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
+        ProducerRecord<byte[], byte[]> mark = producer.history().get(0);
+        assertThat(mark.topic()).isEqualTo(TOPICS.commands());
+        assertThat(mark.partition()).isZero();
+        assertThat(mark.value()).isEmpty();
+        assertThat(text(mark, DeadLetterHeaders.REPLY_OF)).isEqualTo(TOPICS.commands() + "-0@1");
+        assertThat(text(mark, DeadLetterHeaders.REPLY_REQUEST)).isEqualTo("b1");
+        assertThat(text(mark, "kafka_replyTopic")).isEqualTo(gone);
+        assertThat(text(mark, DeadLetterHeaders.UNDELIVERABLE)).contains(gone).contains("does not exist");
+
+        Inbound logged = new Inbound(mark.topic(), 0, 3, mark.key(), mark.value(), InboundHeaders.of(mark.headers()),
+                Optional.of(T0.plusSeconds(3)));
+        Outbound.DeadLetter dead = (Outbound.DeadLetter) machine.step(logged, state).answer().orElseThrow();
+        assertThat(dead.reply().orElseThrow().value()).isEqualTo(release.deferred().get(0).value());
+        assertThat(dead.reply().orElseThrow().route().topic()).isEqualTo(gone);
+    }
+
+    private static Inbound record(long offset, String json) {
+        return new Inbound(TOPICS.commands(), 0, offset, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
+    }
+
+    private static String text(ProducerRecord<byte[], byte[]> record, String header) {
+        return new String(record.headers().lastHeader(header).value(), StandardCharsets.UTF_8);
     }
 }
