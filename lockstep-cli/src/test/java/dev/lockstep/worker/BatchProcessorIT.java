@@ -109,6 +109,9 @@ class BatchProcessorIT {
         List<Outbound> again = Batches.processor(store).process(partition, second, 4);
         assertThat(values(again)).containsExactlyElementsOf(values(decided));
         assertThat(events(again)).containsExactlyElementsOf(events(decided));
+        assertThat(again.stream().filter(o -> o instanceof Outbound.ReplyRecord r && r.deferred())
+                .map(o -> ((Outbound.ReplyRecord) o).requestOffset())).as("the acquires they answer, read back")
+                .containsExactly(1L, 2L);
 
         List<Inbound> third = List.of(Batches.record("queue", 6, "q",
                 "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"q\"}", t0.plusSeconds(61)));
