@@ -292,6 +292,6 @@ public final class PartitionMachine {
     private static Verdict.Locked withQueue(Verdict.Locked locked, Command command, WaitQueues queues) {
         OptionalInt position = command instanceof Command.Status status && status.owner().isPresent()
                 ? queues.position(command.resource(), status.owner().get()) : OptionalInt.empty();
-        return new Verdict.Locked(locked.lease(), queues.length(command.resource()), position);
+        return new Verdict.Locked(locked.holders(), queues.length(command.resource()), position);
     }
 }

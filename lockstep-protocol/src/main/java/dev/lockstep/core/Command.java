@@ -1,6 +1,7 @@
 package dev.lockstep.core;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -19,13 +20,20 @@ public sealed interface Command {
     /**
      * @param maxWait how long the caller waits in the resource's queue when another owner holds it;
      *     zero answers at once
+     * @param share the whole resource, or one of its shared permits
      */
-    record Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait) implements Command {
+    record Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait, Share share)
+            implements Command {
 
         public Acquire {
+            Objects.requireNonNull(share, "share");
             if (maxWait.isNegative()) {
                 throw new IllegalArgumentException("a wait is not negative: " + maxWait);
             }
+        }
+
+        public Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait) {
+            this(requestId, resource, owner, ttl, maxWait, Share.EXCLUSIVE);
         }
 
         public Acquire(String requestId, String resource, String owner, Duration ttl) {

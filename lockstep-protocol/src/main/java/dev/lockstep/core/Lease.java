@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * The most recent lease on a resource, live or ended.
+ * The most recent lease on one of a resource's permits (a lock has one), live or ended.
  *
  * <p>A lease that has ended (expired, or released, which sets its expiry to the release time) is
  * kept rather than forgotten: its fencing token is the resource's high-water mark, and the next
@@ -16,17 +16,30 @@ import java.util.Objects;
  * @param fencingToken strictly increasing per resource across grants
  * @param acquiredAt when this lease (this token) was granted
  * @param expiresAt the instant from which the lease is no longer held
+ * @param permit which of the resource's permits it holds: 0 to {@code share.limit() - 1}
+ * @param share the whole resource, or one of its shared permits
  */
-public record Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt) {
+public record Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt,
+        int permit, Share share) {
 
     public Lease {
         Objects.requireNonNull(resource, "resource");
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(acquiredAt, "acquiredAt");
         Objects.requireNonNull(expiresAt, "expiresAt");
+        Objects.requireNonNull(share, "share");
         if (fencingToken < 1) {
             throw new IllegalArgumentException("fencing token must be positive: " + fencingToken);
         }
+        if (permit < 0 || permit >= share.limit()) {
+            throw new IllegalArgumentException("permit " + permit + " is not one of the " + share.limit()
+                    + " of " + resource);
+        }
+    }
+
+    /** An exclusive lease: the whole resource, as a lock's lease is. */
+    public Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt) {
+        this(resource, owner, fencingToken, acquiredAt, expiresAt, 0, Share.EXCLUSIVE);
     }
 
     /** A lease is held strictly before its expiry instant. */
@@ -44,6 +57,6 @@ public record Lease(String resource, String owner, long fencingToken, Instant ac
     }
 
     Lease withExpiry(Instant newExpiry) {
-        return new Lease(resource, owner, fencingToken, acquiredAt, newExpiry);
+        return new Lease(resource, owner, fencingToken, acquiredAt, newExpiry, permit, share);
     }
 }

@@ -1,6 +1,7 @@
 package dev.lockstep.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -54,20 +55,33 @@ public sealed interface Verdict {
     }
 
     /**
-     * Status of a live lease.
+     * Status of a resource with live holders: a lock's one lease, or a shared resource's leases.
      *
-     * @param waiters how many acquires wait in the resource's queue behind it
+     * @param holders the live leases, by permit; never empty
+     * @param waiters how many acquires wait in the resource's queue behind them
      * @param position where the status's owner waits in that queue, 1 = next in line; empty when
      *     the status named no owner or its owner does not wait
      */
-    record Locked(Lease lease, int waiters, OptionalInt position) implements Verdict {
+    record Locked(List<Lease> holders, int waiters, OptionalInt position) implements Verdict {
+
+        public Locked {
+            holders = List.copyOf(holders);
+            if (holders.isEmpty()) {
+                throw new IllegalArgumentException("a locked resource has a holder");
+            }
+        }
 
         public Locked(Lease lease) {
-            this(lease, 0, OptionalInt.empty());
+            this(List.of(lease), 0, OptionalInt.empty());
         }
 
         public Locked(Lease lease, int waiters) {
-            this(lease, waiters, OptionalInt.empty());
+            this(List.of(lease), waiters, OptionalInt.empty());
+        }
+
+        /** The first holder, by permit: a lock's one lease. */
+        public Lease lease() {
+            return holders.get(0);
         }
 
         @Override

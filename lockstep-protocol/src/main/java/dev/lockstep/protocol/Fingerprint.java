@@ -26,6 +26,10 @@ public record Fingerprint(long w0, long w1, long w2, long w3) {
             if (c.waits()) {
                 canonical.separator().text("wait").separator().text(Long.toString(c.maxWait().toMillis()));
             }
+            // Only when shared: the fingerprints stored for exclusive acquires stay as they were.
+            if (!c.share().exclusive()) {
+                canonical.separator().text("shared").separator().text(Integer.toString(c.share().limit()));
+            }
         } else if (command instanceof Command.Renew c) {
             canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds())).separator()
                     .text(token(c.fencingToken()));

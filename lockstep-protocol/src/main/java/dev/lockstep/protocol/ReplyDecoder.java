@@ -64,7 +64,7 @@ public final class ReplyDecoder {
                     Optional.ofNullable(json.path("reason").textValue()).flatMap(WaitEnd::fromWire)));
             case "renewed" -> Optional.of(new Verdict.Renewed(lease(json.path("lock"))));
             case "released" -> Optional.of(new Verdict.Released());
-            case "locked" -> Optional.of(new Verdict.Locked(lease(json.path("lock")), json.path("waiters").asInt(0),
+            case "locked" -> Optional.of(new Verdict.Locked(List.of(lease(json.path("lock"))), json.path("waiters").asInt(0),
                     json.path("position").canConvertToInt() && json.path("position").asInt() > 0
                             ? OptionalInt.of(json.path("position").asInt()) : OptionalInt.empty()));
             case "not_found" -> Optional.of(new Verdict.NotFound());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -28,6 +29,9 @@ class FingerprintTest {
             if (c.waits()) {
                 canonical.append("\u0000wait\u0000").append(c.maxWait().toMillis());
             }
+            if (!c.share().exclusive()) {
+                canonical.append("\u0000shared\u0000").append(c.share().limit());
+            }
         } else if (command instanceof Command.Renew c) {
             canonical.append(c.owner()).append('\u0000').append(c.ttl().toSeconds()).append('\u0000')
                     .append(c.fencingToken().isPresent() ? Long.toString(c.fencingToken().getAsLong()) : "-");
@@ -50,7 +54,9 @@ class FingerprintTest {
             String owner = NAMES[random.nextInt(NAMES.length)];
             OptionalLong token = random.nextBoolean() ? OptionalLong.of(random.nextLong(1, Long.MAX_VALUE)) : OptionalLong.empty();
             Duration ttl = Duration.ofSeconds(1 + random.nextInt(86_400));
-            Command command = switch (random.nextInt(7)) {
+            Command command = switch (random.nextInt(8)) {
+                case 7 -> new Command.Acquire("r" + i, resource, owner, ttl, Duration.ofMillis(random.nextInt(300_000)),
+                        Share.shared(1 + random.nextInt(Share.MAX_LIMIT)));
                 case 6 -> new Command.Status("r" + i, resource, Optional.of(owner));
                 case 0 -> new Command.Acquire("r" + i, resource, owner, ttl);
                 case 5 -> new Command.Acquire("r" + i, resource, owner, ttl, Duration.ofMillis(1 + random.nextInt(300_000)));
@@ -69,5 +75,14 @@ class FingerprintTest {
     void onlySixtyFourHexDigitsAreAFingerprint() {
         assertThatThrownBy(() -> Fingerprint.ofHex("abc")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Fingerprint.ofHex("z".repeat(64))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aSharedAcquireIsNotARetryOfAnExclusiveOneNorOfAnotherLimit() {
+        Duration ttl = Duration.ofSeconds(30);
+        Fingerprint exclusive = Fingerprint.of(new Command.Acquire("r", "job", "o", ttl));
+        Fingerprint four = Fingerprint.of(new Command.Acquire("r", "job", "o", ttl, Duration.ZERO, Share.shared(4)));
+        Fingerprint five = Fingerprint.of(new Command.Acquire("r", "job", "o", ttl, Duration.ZERO, Share.shared(5)));
+        assertThat(four).isNotEqualTo(exclusive).isNotEqualTo(five);
     }
 }

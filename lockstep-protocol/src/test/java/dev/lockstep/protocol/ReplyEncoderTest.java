@@ -74,14 +74,14 @@ class ReplyEncoderTest {
                 new Reply.Decided(ACQUIRE, new Verdict.Renewed(lease)),
                 new Reply.Decided(ACQUIRE, new Verdict.Released()),
                 new Reply.Decided(ACQUIRE, new Verdict.Locked(lease)),
-                new Reply.Decided(ACQUIRE, new Verdict.Locked(lease, 3, OptionalInt.of(2))),
+                new Reply.Decided(ACQUIRE, new Verdict.Locked(List.of(lease), 3, OptionalInt.of(2))),
                 new Reply.Decided(ACQUIRE, new Verdict.NotFound()),
                 new Reply.Decided(ACQUIRE, new Verdict.Forbidden()),
                 new Reply.Rejected("q1", Optional.empty(), Optional.empty(), problem));
         List<Verdict> expected = List.of(new Verdict.Acquired(lease),
                 new Verdict.NotAcquired(Duration.ofMillis(250)),
                 new Verdict.NotAcquired(Duration.ZERO, Optional.of(WaitEnd.QUEUE_FULL)), new Verdict.Renewed(lease),
-                new Verdict.Released(), new Verdict.Locked(lease), new Verdict.Locked(lease, 3, OptionalInt.of(2)),
+                new Verdict.Released(), new Verdict.Locked(lease), new Verdict.Locked(List.of(lease), 3, OptionalInt.of(2)),
                 new Verdict.NotFound(),
                 new Verdict.Forbidden(), new Verdict.Invalid(problem));
         for (int i = 0; i < replies.size(); i++) {
