@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Arbitration;
 import dev.lockstep.engine.EngineSettings;
@@ -46,12 +47,13 @@ class HistoryCheckerTest {
             new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", PARTITIONS);
 
     /** A copy of the arbiter with the owner check disabled: a live lease counts as the caller's. */
-    private static final Arbitration OWNER_BLIND = (command, latest, now, token) -> Arbiter.decide(command,
-            latest.map(lease -> asOwnedBy(lease, ownerOf(command).orElse(lease.owner()))), now, token);
+    private static final Arbitration OWNER_BLIND = (command, holders, now, token) -> Arbiter.decide(command,
+            new Holders(holders.leases().stream().map(lease -> asOwnedBy(lease, ownerOf(command).orElse(lease.owner())))
+                    .toList()), now, token);
 
     /** An arbiter that ignores the record's position: every new lease gets token 1. */
-    private static final Arbitration FORGETFUL = (command, latest, now, token) ->
-            Arbiter.decide(command, latest, now, 1);
+    private static final Arbitration FORGETFUL = (command, holders, now, token) ->
+            Arbiter.decide(command, holders, now, 1);
 
     @Test
     void aHistoryOfTheRealArbiterPasses() {
@@ -141,10 +143,10 @@ class HistoryCheckerTest {
     @Test
     void overlappingLeasesAreCaught() {
         // A worker that grants a second lease while the first runs, with a fresh token.
-        Arbitration overlapping = (command, latest, now, token) -> command instanceof Command.Acquire
-                ? Arbiter.decide(command, latest.map(l -> new Lease(l.resource(), l.owner(), l.fencingToken(),
-                        l.acquiredAt(), l.acquiredAt())), now, token)
-                : Arbiter.decide(command, latest, now, token);
+        Arbitration overlapping = (command, holders, now, token) -> command instanceof Command.Acquire
+                ? Arbiter.decide(command, new Holders(holders.leases().stream().map(l -> new Lease(l.resource(),
+                        l.owner(), l.fencingToken(), l.acquiredAt(), l.acquiredAt())).toList()), now, token)
+                : Arbiter.decide(command, holders, now, token);
 
         HistoryChecker.Result result = HistoryChecker.check(simulate(13, overlapping, 3_000));
 

@@ -67,8 +67,8 @@ class BatchProcessorIT {
         List<Outbound> first = a.get(30, TimeUnit.SECONDS);
         List<Outbound> second = b.get(30, TimeUnit.SECONDS);
         assertThat(values(first)).containsExactlyElementsOf(values(second));
-        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(
-                List.of("z-0", "z-1", "z-2", "z-3", "z-4"), Instant.EPOCH, Instant.EPOCH));
+        Map<String, Lease> leases = Batches.leases(store, partition,
+                List.of("z-0", "z-1", "z-2", "z-3", "z-4"), Instant.EPOCH, Instant.EPOCH);
         // Each resource was first acquired at offset 0..4: its token is that offset + 1.
         assertThat(leases.values()).extracting(Lease::fencingToken).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
         assertThat(nextOffset(partition)).isEqualTo(50);
@@ -149,7 +149,7 @@ class BatchProcessorIT {
             }
         }
         assertThat(failure).isInstanceOf(StoreException.class).hasMessageContaining("concurrently");
-        Map<String, Lease> leases = store.inPartition(new PartitionId("p", 0), tx -> tx.leasesForUpdate(List.of("race"), Instant.EPOCH, Instant.EPOCH));
+        Map<String, Lease> leases = Batches.leases(store, new PartitionId("p", 0), List.of("race"), Instant.EPOCH, Instant.EPOCH);
         assertThat(leases.get("race").fencingToken()).isEqualTo(1);
     }
 
@@ -176,7 +176,7 @@ class BatchProcessorIT {
             throw new IllegalStateException("crash after writing, before commit");
         })).hasMessageContaining("crash");
         assertThat(nextOffset(partition)).isZero();
-        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("atomic-1"), Instant.EPOCH, Instant.EPOCH));
+        Map<String, Lease> leases = Batches.leases(store, partition, List.of("atomic-1"), Instant.EPOCH, Instant.EPOCH);
         assertThat(leases).isEmpty();
     }
 
@@ -204,8 +204,8 @@ class BatchProcessorIT {
 
         assertThat(outcomes(processor.process(partition, contending))).containsExactly("not_acquired", "acquired");
         assertThat(nextOffset(partition)).isEqualTo(3);
-        Map<String, Lease> leases = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("r", "s"), Instant.EPOCH,
-                Instant.EPOCH));
+        Map<String, Lease> leases = Batches.leases(store, partition, List.of("r", "s"), Instant.EPOCH,
+                Instant.EPOCH);
         assertThat(leases.get("r").owner()).isEqualTo("o1");
         assertThat(leases.get("s").owner()).isEqualTo("o2");
     }

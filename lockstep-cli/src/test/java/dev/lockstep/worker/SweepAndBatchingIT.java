@@ -190,7 +190,7 @@ class SweepAndBatchingIT {
     }
 
     private static Map<String, Lease> leases(PartitionId partition, String resource) {
-        return store.inPartition(partition, tx -> tx.leasesForUpdate(List.of(resource), Instant.EPOCH, Instant.EPOCH));
+        return Batches.leases(store, partition, List.of(resource), Instant.EPOCH, Instant.EPOCH);
     }
 
     private static Sweeper aggressiveSweeper() {
@@ -235,7 +235,7 @@ class SweepAndBatchingIT {
                 Batches.record("sweep", 1, "swept", "{\"request_id\":\"sw-2\",\"type\":\"release\","
                         + "\"resource\":\"swept\",\"owner\":\"a\"}", t.plusMillis(10)),
                 Batches.record("sweep", 2, "swept", acquire("sw-3", "swept", "b"), t.plusMillis(20))));
-        Lease held = store.inPartition(partition, tx -> tx.leasesForUpdate(List.of("swept"), Instant.EPOCH, Instant.EPOCH))
+        Lease held = Batches.leases(store, partition, List.of("swept"), Instant.EPOCH, Instant.EPOCH)
                 .get("swept");
         assertThat(held.fencingToken()).as("granted at offset 2").isEqualTo(3);
 

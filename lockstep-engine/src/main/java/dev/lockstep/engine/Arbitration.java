@@ -3,9 +3,8 @@ package dev.lockstep.engine;
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Decision;
-import dev.lockstep.core.Lease;
+import dev.lockstep.core.Holders;
 import java.time.Instant;
-import java.util.Optional;
 
 /**
  * The lock rules the machine runs: {@link #RULES} in the product; the history checker's tests plant
@@ -16,5 +15,5 @@ public interface Arbitration {
 
     Arbitration RULES = Arbiter::decide;
 
-    Decision decide(Command command, Optional<Lease> latest, Instant now, long newToken);
+    Decision decide(Command command, Holders holders, Instant now, long newToken);
 }

@@ -19,16 +19,15 @@ final class Cancellation {
     }
 
     /**
-     * Whether the resource's live lease is the one the cancelled acquire granted. Not when that
+     * Whether a live lease of the resource is the one the cancelled acquire granted. Not when that
      * acquire was refused, extended a lease its owner held before (an older token, which stays),
      * never reached the log, or its grant ended already.
      */
     static boolean grantHolds(Command.Release cancel, Instant now, PartitionState state, EngineSettings settings) {
         Optional<RequestEntry> acquire = state.request(cancel.cancels().orElseThrow())
                 .filter(entry -> entry.rememberedAt(now, settings));
-        Optional<Lease> live = state.lease(cancel.resource()).filter(lease -> lease.isLiveAt(now));
-        return acquire.isPresent() && live.isPresent()
-                && live.get().fencingToken() == state.position().tokenAt(acquire.get().decidedAt());
+        return acquire.isPresent() && state.holders(cancel.resource()).liveAt(now).stream()
+                .anyMatch(lease -> lease.fencingToken() == state.position().tokenAt(acquire.get().decidedAt()));
     }
 
     /**

@@ -41,7 +41,7 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
 
     public Checkpoint {
         Objects.requireNonNull(position, "position");
-        leases = leases.stream().sorted(Comparator.comparing(Lease::resource)).toList();
+        leases = leases.stream().sorted(Comparator.comparing(Lease::resource).thenComparingInt(Lease::permit)).toList();
         requests = requests.stream().sorted(APPLIED).toList();
         waiters = waiters.stream().sorted(Comparator.comparingLong(Waiter::offset)).toList();
     }
@@ -62,12 +62,10 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
 
     /** The state to apply the records from {@code position().nextOffset()} on to. */
     public PartitionState state() {
-        Map<String, Lease> byResource = new HashMap<>();
-        leases.forEach(lease -> byResource.put(lease.resource(), lease));
         // In the order they were applied: the oldest entries are compacted first.
         Map<String, RequestEntry> byId = new LinkedHashMap<>();
         requests.forEach(entry -> byId.put(entry.requestId(), entry));
-        return new PartitionState(position, byResource, byId, List.of(), waiters, List.of());
+        return new PartitionState(position, leases, byId, List.of(), waiters, List.of());
     }
 
     /**
@@ -79,7 +77,8 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
             return Optional.of("position " + recorded.position + " where the log leaves " + position);
         }
         List<String> differences = new ArrayList<>();
-        compare("lease", byKey(leases, Lease::resource), byKey(recorded.leases, Lease::resource), differences);
+        compare("lease", byKey(leases, lease -> LeaseKey.of(lease).toString()),
+                byKey(recorded.leases, lease -> LeaseKey.of(lease).toString()), differences);
         compare("request", byKey(requests, RequestEntry::requestId), byKey(recorded.requests, RequestEntry::requestId),
                 differences);
         compare("waiter", byKey(waiters, Waiter::requestId), byKey(recorded.waiters, Waiter::requestId), differences);

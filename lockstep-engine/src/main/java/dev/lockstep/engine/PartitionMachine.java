@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandClock;
 import dev.lockstep.core.Decision;
+import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
@@ -233,12 +234,12 @@ public final class PartitionMachine {
             // refused, extended a lease its owner held before, or never reached the log).
             verdict = new Verdict.NotFound();
         } else {
-            Optional<Lease> latest = state.lease(command.resource());
-            Decision decision = rules.decide(Cancellation.asRelease(command, state), latest, now,
+            Holders holders = state.holders(command.resource());
+            Decision decision = rules.decide(Cancellation.asRelease(command, state), holders, now,
                     state.position().tokenAt(record.offset()));
             Optional<String> cancels = command instanceof Command.Release r ? r.cancels() : Optional.empty();
-            decision.write().ifPresent(written -> record(written, decision.verdict(), latest, now, state, events,
-                    cancels));
+            decision.write().ifPresent(written -> record(written, decision.verdict(),
+                    holders.atPermit(written.permit()), now, state, events, cancels));
             if (decision.verdict() instanceof Verdict.Released) {
                 queueing.freed(command.resource());
             }
@@ -270,7 +271,7 @@ public final class PartitionMachine {
     private void record(Lease written, Verdict verdict, Optional<Lease> latest, Instant now, PartitionState state,
             EventWriter events, Optional<String> cancels) {
         if (verdict instanceof Verdict.Released) {
-            state.remove(written.resource());
+            state.remove(written);
             events.write(LeaseEvent.Kind.RELEASED, written, now, Optional.empty(), cancels);
             return;
         }

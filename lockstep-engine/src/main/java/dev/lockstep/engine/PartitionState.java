@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,12 +10,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.PriorityQueue;
-import java.util.Set;
 
 /**
  * One partition's state as the {@link PartitionMachine} sees it: its position, the latest lease of
@@ -29,25 +27,10 @@ import java.util.Set;
  */
 public final class PartitionState {
 
-    /** By end, then resource; written out, since a partition's every record compares leases with it. */
-    private static final Comparator<Lease> BY_END = (a, b) -> {
-        int byEnd = a.expiresAt().compareTo(b.expiresAt());
-        return byEnd != 0 ? byEnd : a.resource().compareTo(b.resource());
-    };
-
     private PartitionPosition position;
-    private final Map<String, Lease> leases;
-    /**
-     * The leases live at the position's clock, by end, the next to expire first; with entries a
-     * later lease of their resource replaced or a release removed, left until they come up (cheaper
-     * than taking each out of the order): only the resource's current lease, the very instance
-     * {@link #leases} holds, counts when it comes up.
-     */
-    private final PriorityQueue<Lease> live = new PriorityQueue<>(BY_END);
+    private final LeaseTable leases;
     private final Map<String, RequestEntry> requests;
     private final Map<Long, List<EventEntry>> events = new HashMap<>();
-    private final Map<String, Lease> changedLeases = new LinkedHashMap<>();
-    private final Set<String> removedLeases = new LinkedHashSet<>();
     private final Map<String, RequestEntry> changedRequests = new LinkedHashMap<>();
     private final List<EventEntry> newEvents = new ArrayList<>();
     private final WaitQueues queues;
@@ -57,12 +40,12 @@ public final class PartitionState {
     private final StoredReply.Slab replies = new StoredReply.Slab();
 
     /**
-     * @param leases the latest lease of (at least) every resource the records will touch, and of
+     * @param leases the latest leases of (at least) every resource the records will touch, and
      *     every lease that ends within their log time
      * @param requests the entries of (at least) every request ID the records carry
      * @param events the events of (at least) every record below the position that will be fetched again
      */
-    public PartitionState(PartitionPosition position, Map<String, Lease> leases, Map<String, RequestEntry> requests,
+    public PartitionState(PartitionPosition position, Collection<Lease> leases, Map<String, RequestEntry> requests,
             Collection<EventEntry> events) {
         this(position, leases, requests, events, List.of(), List.of());
     }
@@ -73,21 +56,20 @@ public final class PartitionState {
      *     IDs they carry
      * @param deferred the deferred replies of (at least) every record below the position that will be fetched again
      */
-    public PartitionState(PartitionPosition position, Map<String, Lease> leases, Map<String, RequestEntry> requests,
+    public PartitionState(PartitionPosition position, Collection<Lease> leases, Map<String, RequestEntry> requests,
             Collection<EventEntry> events, Collection<Waiter> waiters, Collection<DeferredReply> deferred) {
         this.position = position;
         this.queues = new WaitQueues(waiters);
         deferred.forEach(d -> this.deferred.computeIfAbsent(d.offset(), o -> new ArrayList<>()).add(d));
         this.deferred.values().forEach(list -> list.sort(Comparator.comparingInt(DeferredReply::index)));
-        this.leases = new HashMap<>(leases);
+        this.leases = new LeaseTable(leases, position.clock());
         this.requests = new LinkedHashMap<>(requests);
-        leases.values().stream().filter(lease -> lease.isLiveAt(position.clock())).forEach(live::add);
         events.forEach(e -> this.events.computeIfAbsent(e.offset(), o -> new ArrayList<>()).add(e));
         this.events.values().forEach(list -> list.sort(Comparator.comparingInt(EventEntry::index)));
     }
 
     public static PartitionState empty(PartitionPosition position) {
-        return new PartitionState(position, Map.of(), Map.of(), List.of());
+        return new PartitionState(position, List.of(), Map.of(), List.of());
     }
 
     /**
@@ -103,8 +85,7 @@ public final class PartitionState {
         deferred.clear();
         newDeferred.clear();
         events.clear();
-        changedLeases.clear();
-        removedLeases.clear();
+        leases.forReplay();
         changedRequests.clear();
         newEvents.clear();
     }
@@ -113,8 +94,14 @@ public final class PartitionState {
         return position;
     }
 
+    /** A lock's lease: the resource's latest on its first permit, live or ended. */
     public Optional<Lease> lease(String resource) {
-        return Optional.ofNullable(leases.get(resource));
+        return leases.holders(resource).atPermit(0);
+    }
+
+    /** The resource's latest leases, one per permit, live or ended. */
+    public Holders holders(String resource) {
+        return leases.holders(resource);
     }
 
     public Optional<RequestEntry> request(String requestId) {
@@ -123,7 +110,7 @@ public final class PartitionState {
 
     /** Every lease held in memory, live or ended. */
     public Collection<Lease> leases() {
-        return Collections.unmodifiableCollection(leases.values());
+        return leases.all();
     }
 
     /** Every request entry held in memory, remembered at the position's clock or not (not yet compacted). */
@@ -131,14 +118,14 @@ public final class PartitionState {
         return Collections.unmodifiableCollection(requests.values());
     }
 
-    /** The final lease of every resource a record changed since loading, one per resource. */
+    /** The final lease of every permit a record changed since loading, one per permit. */
     public Collection<Lease> changedLeases() {
-        return Collections.unmodifiableCollection(changedLeases.values());
+        return leases.changed();
     }
 
-    /** The resources whose lease a record removed (released) since loading, and that were not granted again. */
-    public Collection<String> removedLeases() {
-        return Collections.unmodifiableCollection(removedLeases);
+    /** The permits whose lease a record removed (released, or replaced by one of another share) since loading, and that were not granted again. */
+    public Collection<LeaseKey> removedLeases() {
+        return leases.removed();
     }
 
     /** The entries of request IDs applied since loading, one per request ID (the latest). */
@@ -171,36 +158,17 @@ public final class PartitionState {
     }
 
     void put(Lease lease) {
-        Lease before = leases.put(lease.resource(), lease);
-        if (before != lease) {
-            live.add(lease);
-        }
-        if (writesBack) {
-            changedLeases.put(lease.resource(), lease);
-            removedLeases.remove(lease.resource());
-        }
+        leases.put(lease);
     }
 
     /** Forgets a released lease: nothing a later record is decided by depends on it. */
-    void remove(String resource) {
-        leases.remove(resource);
-        if (writesBack) {
-            changedLeases.remove(resource);
-            removedLeases.add(resource);
-        }
+    void remove(Lease lease) {
+        leases.remove(lease);
     }
 
     /** Takes the leases that end at or before {@code now} off the live ones, in the order they end. */
     List<Lease> expireUntil(Instant now) {
-        List<Lease> ended = new ArrayList<>();
-        while (!live.isEmpty() && !live.peek().isLiveAt(now)) {
-            Lease next = live.poll();
-            // A lease put twice comes up twice, side by side: it ends once.
-            if (leases.get(next.resource()) == next && (ended.isEmpty() || ended.get(ended.size() - 1) != next)) {
-                ended.add(next);
-            }
-        }
-        return ended;
+        return leases.expireUntil(now);
     }
 
     void put(RequestEntry entry) {
@@ -272,9 +240,8 @@ public final class PartitionState {
         }
         // Checkpoint.mayBeSeen, with the retention taken off the clock once instead of added to every lease.
         Instant seenAfter = clock.minus(settings.requestRetention());
-        leases.values().removeIf(lease -> !lease.expiresAt().isAfter(seenAfter));
-        changedLeases.clear();
-        removedLeases.clear();
+        leases.forgetEndedBy(seenAfter);
+        leases.clearChanges();
         changedRequests.clear();
         newEvents.clear();
         newDeferred.clear();

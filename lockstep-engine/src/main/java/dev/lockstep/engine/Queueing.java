@@ -2,6 +2,7 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
@@ -73,8 +74,7 @@ final class Queueing {
      * record, so a newcomer does not get it first.
      */
     Optional<Waiter> nextInLine(String resource) {
-        return state.lease(resource).filter(lease -> lease.isLiveAt(now)).isPresent() ? Optional.empty()
-                : state.queues().first(resource);
+        return state.holders(resource).liveAt(now).isEmpty() ? state.queues().first(resource) : Optional.empty();
     }
 
     /** Each resource freed at this record to its first waiter. */
@@ -102,8 +102,8 @@ final class Queueing {
 
     /** The resource to its first waiter, if it has one and nobody holds it. */
     private void handOver(String resource) {
-        Optional<Lease> latest = state.lease(resource);
-        if (latest.filter(lease -> lease.isLiveAt(now)).isPresent()) {
+        Holders holders = state.holders(resource);
+        if (!holders.liveAt(now).isEmpty()) {
             return;
         }
         Optional<Waiter> first = state.queues().first(resource);
@@ -112,11 +112,11 @@ final class Queueing {
         }
         Waiter waiter = first.get();
         state.queues().leave(waiter);
-        Verdict verdict = Arbiter.decide(waiter.acquire(), latest, now, state.position().tokenAt(record.offset()))
+        Verdict verdict = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()))
                 .verdict();
         Lease granted = ((Verdict.Acquired) verdict).lease();
         state.put(granted);
-        events.granted(grantKind(latest, granted, now, settings), granted, now, waiter);
+        events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
         answer(waiter, verdict);
     }
 
@@ -130,7 +130,8 @@ final class Queueing {
     }
 
     private Duration remaining(String resource) {
-        return state.lease(resource).map(lease -> lease.remainingAt(now)).orElse(Duration.ZERO);
+        return state.holders(resource).leases().stream().map(lease -> lease.remainingAt(now))
+                .max(Duration::compareTo).orElse(Duration.ZERO);
     }
 
     private void answer(Waiter waiter, Verdict verdict) {

@@ -179,7 +179,7 @@ class LeaseEventsTest {
         Step first = machine.step(record(1, Optional.of(T0.plusSeconds(12)), "job", acquire("r2", "job", "o2", 10)), state);
         offset = 2;
         // As the worker loads it for a batch fetched again: the position past it, its events stored.
-        PartitionState reloaded = new PartitionState(state.position(), Map.of(), Map.of(
+        PartitionState reloaded = new PartitionState(state.position(), List.of(), Map.of(
                 "r2", state.request("r2").orElseThrow()), state.newEvents());
         Step again = machine.step(record(1, Optional.of(T0.plusSeconds(12)), "job", acquire("r2", "job", "o2", 10)),
                 reloaded);

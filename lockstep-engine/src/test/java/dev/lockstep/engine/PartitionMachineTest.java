@@ -176,7 +176,7 @@ class PartitionMachineTest {
     void afterLostRecordsNoLeaseIsGrantedOrRenewedUntilTheLongestTtlHasPassed() {
         Lease known = new Lease("job", "o1", 3, T0.minusSeconds(10), T0.plusSeconds(50));
         PartitionPosition lost = new PartitionPosition(10, T0.minusSeconds(10), 0, Optional.empty()).afterLoss(40);
-        PartitionState state = new PartitionState(lost, Map.of("job", known), Map.of(), List.of());
+        PartitionState state = new PartitionState(lost, List.of(known), Map.of(), List.of());
         Duration maxTtl = ONE_PARTITION.limits().maxTtl();
 
         String refused = reply(machine.step(record(40, T0, acquire("a", "other", "o2", 30)), state));
@@ -214,7 +214,7 @@ class PartitionMachineTest {
             machine.step(record(i, T0.plusMillis(i), acquire("q" + i, "r" + i, "o", 60)), old);
         }
         PartitionState next = new PartitionState(old.position().nextIncarnation(),
-                Map.of("r0", old.lease("r0").orElseThrow()), Map.of(), List.of());
+                List.of(old.lease("r0").orElseThrow()), Map.of(), List.of());
         assertThat(reply(machine.step(record(0, T0.plusSeconds(1), acquire("n0", "r0", "thief", 60)), next)))
                 .as("still held").contains("\"outcome\":\"not_acquired\"");
         assertThat(reply(machine.step(record(1, T0.plusSeconds(1), acquire("n1", "fresh", "o", 60)), next)))

@@ -19,19 +19,30 @@ public record Holders(List<Lease> leases) {
     public static final Holders NONE = new Holders(List.of());
 
     public Holders {
-        leases = leases.stream().sorted(Comparator.comparingInt(Lease::permit)).toList();
+        // A lock's, nearly every resource's: one lease, nothing to sort or compare.
+        leases = leases.size() <= 1 ? List.copyOf(leases) : byPermit(leases);
+    }
+
+    private static List<Lease> byPermit(List<Lease> leases) {
+        List<Lease> sorted = leases.stream().sorted(Comparator.comparingInt(Lease::permit)).toList();
         Set<Integer> permits = new HashSet<>();
-        for (Lease lease : leases) {
+        for (Lease lease : sorted) {
             if (!permits.add(lease.permit())) {
                 throw new IllegalArgumentException("permit " + lease.permit() + " of " + lease.resource() + " twice");
             }
         }
+        return sorted;
+    }
+
+    /** One lease's. */
+    public static Holders of(Lease lease) {
+        return new Holders(List.of(lease));
     }
 
     /** A lock's: its latest lease, if any. */
     public static Holders of(Optional<Lease> latest) {
         Objects.requireNonNull(latest, "latest");
-        return latest.map(lease -> new Holders(List.of(lease))).orElse(NONE);
+        return latest.map(Holders::of).orElse(NONE);
     }
 
     /** The leases live at {@code now}, by permit. */

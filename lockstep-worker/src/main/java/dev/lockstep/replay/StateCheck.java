@@ -2,6 +2,7 @@ package dev.lockstep.replay;
 
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Checkpoint;
+import dev.lockstep.engine.LeaseKey;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -33,13 +34,13 @@ final class StateCheck {
                     describe(progress.nextOffset(), progress.clock(), progress.tokenBase())));
         }
         Instant clock = position.clock();
-        Map<String, Lease> stored = new HashMap<>();
-        rows.forEach(row -> stored.put(row.resource(), row));
+        Map<LeaseKey, Lease> stored = new HashMap<>();
+        rows.forEach(row -> stored.put(LeaseKey.of(row), row));
         for (Lease lease : state.leases()) {
-            Lease row = stored.remove(lease.resource());
+            Lease row = stored.remove(LeaseKey.of(lease));
             if (row == null && !sweepable(lease, clock, settings)) {
                 divergences.add(new Divergence(Divergence.Kind.LEASE_MISSING, where, Optional.empty(), describe(lease),
-                        "no row for " + lease.resource()));
+                        "no row for " + LeaseKey.of(lease)));
             } else if (row != null && !row.equals(lease)) {
                 divergences.add(new Divergence(Divergence.Kind.LEASE_DIFFERS, where, Optional.empty(), describe(lease),
                         describe(row)));
@@ -47,7 +48,7 @@ final class StateCheck {
         }
         stored.values().stream().filter(row -> !sweepable(row, clock, settings)).forEach(row -> divergences.add(
                 new Divergence(Divergence.Kind.LEASE_UNEXPECTED, where, Optional.empty(),
-                        "no lease on " + row.resource(), describe(row))));
+                        "no lease on " + LeaseKey.of(row), describe(row))));
         return divergences;
     }
 

@@ -23,7 +23,7 @@ public final class CheckpointReader implements AutoCloseable {
             "SELECT next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until "
                     + "FROM partition_checkpoints WHERE checkpoint_id = ?";
     private static final String LEASES =
-            "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM checkpoint_leases WHERE checkpoint_id = ?";
+            "SELECT " + LeaseColumns.NAMES + " FROM checkpoint_leases WHERE checkpoint_id = ?";
     private static final String REQUESTS =
             "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM checkpoint_requests "
                     + "WHERE checkpoint_id = ?";
@@ -60,8 +60,7 @@ public final class CheckpointReader implements AutoCloseable {
             List<Lease> leases = new ArrayList<>();
             try (PreparedStatement select = select(LEASES, recorded.id()); ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    leases.add(new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), SqlArrays.instant(rs, 4),
-                            SqlArrays.instant(rs, 5)));
+                    leases.add(LeaseColumns.read(rs, 1));
                 }
             }
             List<RequestEntry> requests = new ArrayList<>();

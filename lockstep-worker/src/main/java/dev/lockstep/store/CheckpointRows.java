@@ -27,8 +27,9 @@ final class CheckpointRows {
                     + "ON CONFLICT DO NOTHING RETURNING checkpoint_id";
     private static final String RETAINED = " * interval '1 millisecond' > c.last_now";
     private static final String COPY_LEASES =
-            "INSERT INTO checkpoint_leases (checkpoint_id, resource, owner, fencing_token, acquired_at, expires_at) "
-                    + "SELECT c.checkpoint_id, d.resource, d.owner, d.fencing_token, d.acquired_at, d.expires_at "
+            "INSERT INTO checkpoint_leases (checkpoint_id, " + LeaseColumns.NAMES + ") "
+                    + "SELECT c.checkpoint_id, d.resource, d.owner, d.fencing_token, d.acquired_at, d.expires_at, "
+                    + "d.permit, d.mode, d.permit_limit "
                     + "FROM partition_checkpoints c JOIN distributed_locks d ON d.topic = c.topic AND d.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND d.expires_at + c.request_retention_ms" + RETAINED;
     private static final String COPY_REQUESTS =

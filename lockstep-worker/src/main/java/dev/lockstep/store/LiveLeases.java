@@ -17,10 +17,10 @@ import java.util.Optional;
 public final class LiveLeases {
 
     private static final String PAGE =
-            "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
+            "SELECT " + LeaseColumns.NAMES + " FROM distributed_locks "
                     + "WHERE topic = ? AND expires_at > " + SqlArrays.EPOCH_MS.formatted("?")
                     + " AND starts_with(resource, ?) AND (CAST(? AS TEXT) IS NULL OR owner = ?) AND resource > ? "
-                    + "ORDER BY resource LIMIT ?";
+                    + "ORDER BY resource, permit LIMIT ?";
 
     /** One page, and the resource to continue after when there are more. */
     public record Page(List<Lease> leases, Optional<String> next) {
@@ -52,8 +52,7 @@ public final class LiveLeases {
             List<Lease> leases = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    leases.add(new Lease(rs.getString(1), rs.getString(2), rs.getLong(3), SqlArrays.instant(rs, 4),
-                            SqlArrays.instant(rs, 5)));
+                    leases.add(LeaseColumns.read(rs, 1));
                 }
             }
             if (leases.size() > limit) {

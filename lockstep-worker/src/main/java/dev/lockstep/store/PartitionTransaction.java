@@ -39,7 +39,7 @@ public interface PartitionTransaction {
      * waiters of the guess, when one was given.
      */
     record Opening(Optional<StoredPartition> partition, Map<String, RequestEntry> requests,
-            Optional<Map<String, Lease>> guessed, Optional<List<Waiter>> guessedWaiters) {
+            Optional<List<Lease>> guessed, Optional<List<Waiter>> guessedWaiters) {
     }
 
     /** The arguments of {@link #leasesForUpdate}. */
@@ -51,7 +51,7 @@ public interface PartitionTransaction {
      * that ends after {@code endingAfter} and no later than {@code endingBy}; locked for update
      * until the transaction ends. A batch reads its leases once: a read replaces any before it.
      */
-    Map<String, Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
+    List<Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
 
     /** The events stored for the records from {@code fromOffset} (inclusive) to {@code toOffset} (exclusive). */
     List<EventEntry> events(long fromOffset, long toOffset);

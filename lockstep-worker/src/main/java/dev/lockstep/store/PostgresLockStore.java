@@ -159,11 +159,12 @@ public final class PostgresLockStore implements LockStore {
     // PostgreSQL could not estimate how many rows the partition's clock leaves behind and scanned
     // the whole table on every sweep, deletable rows or not.
     static final String SWEEP_LEASES =
-            "DELETE FROM distributed_locks d USING (SELECT l.resource FROM partition_progress p CROSS JOIN LATERAL "
-                    + "(SELECT l.resource FROM distributed_locks l WHERE l.topic = p.topic AND l.partition = p.partition "
+            "DELETE FROM distributed_locks d USING (SELECT l.resource, l.permit FROM partition_progress p CROSS JOIN "
+                    + "LATERAL (SELECT l.resource, l.permit FROM distributed_locks l WHERE l.topic = p.topic "
+                    + "AND l.partition = p.partition "
                     + "AND l.expires_at <= p.last_now - p.request_retention_ms * interval '1 millisecond' "
                     + "ORDER BY l.expires_at LIMIT ? FOR UPDATE SKIP LOCKED) l LIMIT ?) doomed "
-                    + "WHERE d.resource = doomed.resource";
+                    + "WHERE d.resource = doomed.resource AND d.permit = doomed.permit";
     static final String SWEEP_EVENTS =
             "DELETE FROM lease_events e USING (SELECT v.topic, v.partition, v.record_offset, v.event_index "
                     + "FROM partition_progress p CROSS JOIN LATERAL (SELECT v.topic, v.partition, v.record_offset, "

@@ -124,7 +124,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     entries.put(entry.requestId(), entry);
                 }
             }
-            Optional<Map<String, Lease>> guessed = Optional.empty();
+            Optional<List<Lease>> guessed = Optional.empty();
             Optional<List<Waiter>> guessedWaiters = Optional.empty();
             if (guess.isPresent()) {
                 try (ResultSet rs = next(select)) {
@@ -148,7 +148,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     }
 
     @Override
-    public Map<String, Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy) {
+    public List<Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy) {
         try {
             return leases.forUpdate(resources, endingAfter, endingBy);
         } catch (SQLException e) {

@@ -39,8 +39,7 @@ public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Intege
     private static final String PROGRESS =
             "SELECT partition, topic_id, next_offset, last_now, token_base FROM partition_progress WHERE topic = ?";
     private static final String LEASES =
-            "SELECT partition, resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks "
-                    + "WHERE topic = ?";
+            "SELECT partition, " + LeaseColumns.NAMES + " FROM distributed_locks WHERE topic = ?";
 
     private static final String CHECKPOINTS =
             "SELECT checkpoint_id, partition, topic_id, next_offset, last_now FROM partition_checkpoints "
@@ -109,8 +108,7 @@ public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Intege
         Map<Integer, List<Lease>> leases = new HashMap<>();
         try (PreparedStatement select = select(connection, LEASES, topic); ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
-                leases.computeIfAbsent(rs.getInt(1), p -> new ArrayList<>()).add(new Lease(rs.getString(2),
-                        rs.getString(3), rs.getLong(4), SqlArrays.instant(rs, 5), SqlArrays.instant(rs, 6)));
+                leases.computeIfAbsent(rs.getInt(1), p -> new ArrayList<>()).add(LeaseColumns.read(rs, 2));
             }
         }
         return leases;

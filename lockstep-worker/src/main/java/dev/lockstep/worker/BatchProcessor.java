@@ -100,7 +100,7 @@ final class BatchProcessor implements RecordProcessor {
         Set<String> resources = new HashSet<>(touched.resources());
         waiters.forEach(waiter -> resources.add(waiter.resource()));
         LeaseQuery needed = new LeaseQuery(resources, touched.endingAfter(), touched.endingBy());
-        Map<String, Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
+        List<Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
                 : tx.leasesForUpdate(needed.resources(), needed.endingAfter(), needed.endingBy());
         boolean fetchedAgain = first < loaded.nextOffset();
         PartitionState state = new PartitionState(loaded, leases, opening.requests(),

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.core.Lease;
 import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
@@ -19,6 +20,9 @@ import dev.lockstep.store.PartitionId;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToLongFunction;
 
@@ -68,5 +72,14 @@ final class Batches {
     static Inbound record(String topic, long offset, String resource, String json, Instant appendTime) {
         return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
                 json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(appendTime));
+    }
+
+    /** The partition's leases of {@code resources}, as a batch reads them, by resource (a lock's one each). */
+    static Map<String, Lease> leases(LockStore store, PartitionId partition, List<String> resources, Instant endingAfter,
+            Instant endingBy) {
+        Map<String, Lease> byResource = new HashMap<>();
+        store.inPartition(partition, tx -> tx.leasesForUpdate(resources, endingAfter, endingBy))
+                .forEach(lease -> byResource.put(lease.resource(), lease));
+        return byResource;
     }
 }
