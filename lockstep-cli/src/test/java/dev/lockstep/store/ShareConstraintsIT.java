@@ -14,8 +14,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The database, not only the worker, makes an over-grant impossible (V11): one row per permit,
- * permits below the resource's limit, and a resource's rows of one share, so never more holders
- * than the limit, nor a shared holder beside an exclusive one, whatever a buggy writer tries.
+ * permits below the resource's limit, and a resource's shared rows of one limit, so never more
+ * holders than the limit, whatever a buggy writer tries.
  */
 class ShareConstraintsIT {
 
@@ -84,18 +84,17 @@ class ShareConstraintsIT {
         }
         refused(UNIQUE, c -> insert(c, "lock", 0, "exclusive", 1));
         refused(CHECK, c -> insert(c, "lock", 1, "exclusive", 2));
-        refused(EXCLUSION, c -> insert(c, "lock", 1, "shared", 4));
+        refused(UNIQUE, c -> insert(c, "lock", 0, "shared", 4));
         refused(CHECK, c -> insert(c, "other", 0, "both", 1));
     }
 
     @Test
-    void readersKeepAWriterOut() throws SQLException {
+    void readersAgreeOnTheirLimit() throws SQLException {
         try (Connection connection = env.jdbc()) {
             insert(connection, "rw", 1, "shared", 64);
             insert(connection, "rw", 2, "shared", 64);
         }
-        // An exclusive row has permit 0 of 1: free here, as the first reader's lease was released.
-        refused(EXCLUSION, c -> insert(c, "rw", 0, "exclusive", 1));
-        refused(CHECK, c -> insert(c, "rw", 2, "shared", 65));
+        refused(EXCLUSION, c -> insert(c, "rw", 3, "shared", 8));
+        refused(CHECK, c -> insert(c, "rw", 3, "shared", 65));
     }
 }
