@@ -24,13 +24,16 @@ final class LeaseTimeline {
         final Lease first;
         final String requestId;
         final LoggedRecord record;
+        /** Whether the grant's own reply was seen (not only a renew's of the same token). */
+        final boolean granted;
         Instant expiresAt;
         Instant releasedAt = Instant.MAX;
 
-        Grant(Lease first, String requestId, LoggedRecord record) {
+        Grant(Lease first, String requestId, LoggedRecord record, boolean granted) {
             this.first = first;
             this.requestId = requestId;
             this.record = record;
+            this.granted = granted;
             this.expiresAt = first.expiresAt();
         }
 
@@ -67,17 +70,18 @@ final class LeaseTimeline {
      */
     void observe(HistoryChecker.Observed applied, Verdict reply, Optional<String> releasedBy, OptionalLong token) {
         if (reply instanceof Verdict.Acquired a) {
-            lease(applied, a.lease());
+            lease(applied, a.lease(), true);
         } else if (reply instanceof Verdict.Renewed r) {
-            lease(applied, r.lease());
+            lease(applied, r.lease(), false);
         } else if (reply instanceof Verdict.Locked l) {
-            lease(applied, l.lease());
+            lease(applied, l.lease(), false);
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
             releases.add(new Release(releasedBy.get(), token, applied.now()));
         }
     }
 
-    private void lease(HistoryChecker.Observed applied, Lease lease) {
+    /** @param grant whether the reply is an acquire's: the first for a token is its grant */
+    private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant) {
         Grant known = byToken.get(lease.fencingToken());
         if (known != null && !known.first.acquiredAt().equals(lease.acquiredAt())) {
             violations.add(resource + ": fencing token did not grow: " + known + " was reused for a lease granted "
@@ -91,11 +95,19 @@ final class LeaseTimeline {
                         + lease.owner() + " by request " + applied.requestId() + " at "
                         + applied.record().position() + " (" + applied.now() + ")");
             }
+            if (grant && !known.granted) {
+                // A waiter's grant, decided by a record at the same log time as a renew of it that
+                // was observed first: the renew came after it in the log, and its expiry stands.
+                Grant granted = new Grant(lease, applied.requestId(), applied.record(), true);
+                granted.expiresAt = known.expiresAt;
+                byToken.put(lease.fencingToken(), granted);
+                return;
+            }
             // A renew or a same-owner re-acquire sets the expiry anew, shorter or longer.
             known.expiresAt = lease.expiresAt();
             return;
         }
-        byToken.put(lease.fencingToken(), new Grant(lease, applied.requestId(), applied.record()));
+        byToken.put(lease.fencingToken(), new Grant(lease, applied.requestId(), applied.record(), grant));
     }
 
     /** The grants in token order, each release applied to the lease its owner held when it was released. */
