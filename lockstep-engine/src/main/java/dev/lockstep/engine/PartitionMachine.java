@@ -5,6 +5,7 @@ import dev.lockstep.core.CommandClock;
 import dev.lockstep.core.Decision;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.Fingerprint;
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -157,7 +157,7 @@ public final class PartitionMachine {
                 .orElse(position.clock());
         // Only a record the broker stamped may fix or end a quarantine: its time bounds the lost records'.
         Optional<Quarantine> quarantine = record.logAppendTime().isPresent()
-                ? position.quarantine().flatMap(q -> quarantineAt(q, now))
+                ? position.quarantine().flatMap(q -> q.at(now, settings.limits().maxTtl()))
                 : position.quarantine();
         EventWriter events = new EventWriter(record, triaged instanceof Triaged.Answered answered
                 ? Optional.of(answered.requestId()) : Optional.empty(), state);
@@ -219,6 +219,8 @@ public final class PartitionMachine {
             }
         } else if (until.isPresent() && command instanceof Command.Acquire) {
             verdict = new Verdict.NotAcquired(Duration.between(now, until.get()));
+        } else if (command instanceof Command.Acquire acquire && queueing.limitMismatch(acquire).isPresent()) {
+            verdict = new Verdict.Invalid(Problem.invalidCommand(List.of(queueing.limitMismatch(acquire).get())));
         } else if (command instanceof Command.Acquire acquire && queueing.nextInLine(acquire.resource()).isPresent()) {
             // Free, but waiters come first: the first of them is granted it at this very record.
             Duration held = queueing.nextInLine(acquire.resource()).get().ttl();
@@ -226,6 +228,13 @@ public final class PartitionMachine {
                 return Optional.empty();
             }
             verdict = new Verdict.NotAcquired(held, acquire.waits() ? Optional.of(WaitEnd.QUEUE_FULL) : Optional.empty());
+        } else if (command instanceof Command.Acquire acquire && queueing.ahead(acquire)) {
+            // Room among the holders, but waiters come first: a newcomer never passes them.
+            if (acquire.waits() && queueing.join(acquire, apply)) {
+                return Optional.empty();
+            }
+            verdict = new Verdict.NotAcquired(queueing.remaining(acquire.resource()),
+                    acquire.waits() ? Optional.of(WaitEnd.QUEUE_FULL) : Optional.empty());
         } else if (until.isPresent() && command instanceof Command.Renew) {
             verdict = new Verdict.NotFound();
         } else if (command instanceof Command.Release release && release.cancels().isPresent()
@@ -250,7 +259,7 @@ public final class PartitionMachine {
                 }
                 verdict = new Verdict.NotAcquired(refused.retryAfter(), Optional.of(WaitEnd.QUEUE_FULL));
             } else if (decision.verdict() instanceof Verdict.Locked locked) {
-                verdict = withQueue(locked, command, state.queues());
+                verdict = state.queues().annotate(locked, command);
             } else {
                 verdict = decision.verdict();
             }
@@ -279,20 +288,5 @@ public final class PartitionMachine {
         LeaseEvent.Kind kind = latest.isPresent() && latest.get().fencingToken() == written.fencingToken()
                 ? LeaseEvent.Kind.EXTENDED : Queueing.grantKind(latest, written, now, settings);
         events.write(kind, written, now, Optional.of(written.expiresAt()));
-    }
-
-    /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */
-    private Optional<Quarantine> quarantineAt(Quarantine quarantine, Instant now) {
-        Instant until = quarantine.until().orElse(now.plus(settings.limits().maxTtl()));
-        return now.isBefore(until)
-                ? Optional.of(new Quarantine(quarantine.lostFrom(), quarantine.lostTo(), Optional.of(until)))
-                : Optional.empty();
-    }
-
-    /** A status says how many wait, and, asked by a waiter's owner, where it stands. */
-    private static Verdict.Locked withQueue(Verdict.Locked locked, Command command, WaitQueues queues) {
-        OptionalInt position = command instanceof Command.Status status && status.owner().isPresent()
-                ? queues.position(command.resource(), status.owner().get()) : OptionalInt.empty();
-        return new Verdict.Locked(locked.holders(), queues.length(command.resource()), position);
     }
 }

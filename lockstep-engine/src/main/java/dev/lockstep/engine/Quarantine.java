@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -14,4 +15,10 @@ import java.util.Optional;
  * @param until when the quarantine ends; empty until the first record after the loss is read
  */
 public record Quarantine(long lostFrom, long lostTo, Optional<Instant> until) {
+
+    /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */
+    Optional<Quarantine> at(Instant now, Duration maxTtl) {
+        Instant end = until.orElse(now.plus(maxTtl));
+        return now.isBefore(end) ? Optional.of(new Quarantine(lostFrom, lostTo, Optional.of(end))) : Optional.empty();
+    }
 }

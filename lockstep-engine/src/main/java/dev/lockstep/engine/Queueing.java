@@ -2,6 +2,7 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
@@ -77,7 +78,32 @@ final class Queueing {
         return state.holders(resource).liveAt(now).isEmpty() ? state.queues().first(resource) : Optional.empty();
     }
 
-    /** Each resource freed at this record to its first waiter. */
+    /**
+     * Whether the resource's queue is ahead of an acquire its owner does not hold already: the
+     * acquire never passes a waiter, though the holders leave room (a queued writer waits for
+     * shared holders to end, and shared acquires after it wait behind it).
+     */
+    boolean ahead(Command.Acquire acquire) {
+        return state.queues().length(acquire.resource()) > 0 && state.holders(acquire.resource()).liveAt(now).stream()
+                .noneMatch(lease -> lease.isOwnedBy(acquire.owner()));
+    }
+
+    /** A shared acquire names the limit its resource's shared waiters were queued with. */
+    Optional<FieldError> limitMismatch(Command.Acquire acquire) {
+        return acquire.share().exclusive() ? Optional.empty() : state.queues().queue(acquire.resource()).stream()
+                .map(Waiter::share).filter(share -> !share.exclusive() && share.limit() != acquire.share().limit())
+                .findFirst().map(share -> new FieldError("limit", "the resource admits " + share.limit()
+                        + " shared holders while it has holders or waiters; this acquire names "
+                        + acquire.share().limit()));
+    }
+
+    /** How long until the resource's leases have all ended. */
+    Duration remaining(String resource) {
+        return state.holders(resource).leases().stream().map(lease -> lease.remainingAt(now))
+                .max(Duration::compareTo).orElse(Duration.ZERO);
+    }
+
+    /** Each resource freed at this record to its waiters, first come first, as many as it has room for. */
     void handOvers() {
         freed.forEach(this::handOver);
     }
@@ -100,24 +126,32 @@ final class Queueing {
         answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.CANCELLED)));
     }
 
-    /** The resource to its first waiter, if it has one and nobody holds it. */
+    /**
+     * The resource to its waiters in order while the rules grant the first: a lock's one, a
+     * semaphore's as many as it has free permits, readers up to the first queued writer. Grants
+     * made together are this record's, so they share its token and differ by permit.
+     */
     private void handOver(String resource) {
-        Holders holders = state.holders(resource);
-        if (!holders.liveAt(now).isEmpty()) {
-            return;
-        }
         Optional<Waiter> first = state.queues().first(resource);
-        if (first.isEmpty()) {
-            return;
+        while (first.isPresent()) {
+            Waiter waiter = first.get();
+            Holders holders = state.holders(resource);
+            if (holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()))) {
+                // Its owner waits twice and holds already: the second acquire waits for a new lease.
+                return;
+            }
+            Verdict verdict = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()))
+                    .verdict();
+            if (!(verdict instanceof Verdict.Acquired acquired)) {
+                return;
+            }
+            state.queues().leave(waiter);
+            Lease granted = acquired.lease();
+            state.put(granted);
+            events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
+            answer(waiter, verdict);
+            first = state.queues().first(resource);
         }
-        Waiter waiter = first.get();
-        state.queues().leave(waiter);
-        Verdict verdict = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()))
-                .verdict();
-        Lease granted = ((Verdict.Acquired) verdict).lease();
-        state.put(granted);
-        events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
-        answer(waiter, verdict);
     }
 
     /** A new lease's event: a takeover when another owner's lease expired less than the request retention before. */
@@ -129,10 +163,6 @@ final class Queueing {
         return LeaseEvent.Kind.GRANTED;
     }
 
-    private Duration remaining(String resource) {
-        return state.holders(resource).leases().stream().map(lease -> lease.remainingAt(now))
-                .max(Duration::compareTo).orElse(Duration.ZERO);
-    }
 
     private void answer(Waiter waiter, Verdict verdict) {
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(waiter.acquire(), verdict));

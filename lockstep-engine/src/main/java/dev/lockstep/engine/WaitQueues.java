@@ -1,5 +1,7 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.core.Command;
+import dev.lockstep.core.Verdict;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -124,5 +126,12 @@ public final class WaitQueues {
         byResource.computeIfAbsent(waiter.resource(), r -> new ArrayDeque<>()).addLast(waiter);
         byRequestId.put(waiter.requestId(), waiter);
         deadlines.add(waiter);
+    }
+
+    /** A status's verdict, saying how many wait and, asked by a waiter's owner, where it stands. */
+    Verdict.Locked annotate(Verdict.Locked locked, Command command) {
+        OptionalInt position = command instanceof Command.Status status && status.owner().isPresent()
+                ? position(command.resource(), status.owner().get()) : OptionalInt.empty();
+        return new Verdict.Locked(locked.holders(), length(command.resource()), position);
     }
 }

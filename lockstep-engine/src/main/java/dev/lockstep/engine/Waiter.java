@@ -1,6 +1,7 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.protocol.Fingerprint;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,9 +19,10 @@ import java.util.Optional;
  * @param deadline the log time its wait ends: {@code queuedAt + wait}
  * @param route where its one reply goes
  * @param correlationId its {@code kafka_correlationId}, copied onto that reply
+ * @param share the share of the resource it waits for
  */
 public record Waiter(String resource, String requestId, String owner, Duration ttl, long offset, Instant queuedAt,
-        Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint) {
+        Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint, Share share) {
 
     /** By deadline, then by place in the log: the order waits end in. */
     static final Comparator<Waiter> BY_DEADLINE = Comparator.comparing(Waiter::deadline)
@@ -36,11 +38,20 @@ public record Waiter(String resource, String requestId, String owner, Duration t
         Objects.requireNonNull(route, "route");
         Objects.requireNonNull(correlationId, "correlationId");
         Objects.requireNonNull(fingerprint, "fingerprint");
+        Objects.requireNonNull(share, "share");
+    }
+
+    /** An exclusive waiter: a lock's. */
+    public Waiter(String resource, String requestId, String owner, Duration ttl, long offset, Instant queuedAt,
+            Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint) {
+        this(resource, requestId, owner, ttl, offset, queuedAt, deadline, route, correlationId, fingerprint,
+                Share.EXCLUSIVE);
     }
 
     static Waiter of(Command.Acquire acquire, Triaged.Apply apply, long offset, Instant now) {
         return new Waiter(acquire.resource(), acquire.requestId(), acquire.owner(), acquire.ttl(), offset, now,
-                now.plus(acquire.maxWait()), apply.route(), apply.correlationId(), Fingerprint.of(acquire));
+                now.plus(acquire.maxWait()), apply.route(), apply.correlationId(), Fingerprint.of(acquire),
+                acquire.share());
     }
 
     /** Equal by content, the correlation ID's bytes included: a checkpoint's waiter is compared with a replay's. */
@@ -49,7 +60,8 @@ public record Waiter(String resource, String requestId, String owner, Duration t
         return other instanceof Waiter that && offset == that.offset && resource.equals(that.resource)
                 && requestId.equals(that.requestId) && owner.equals(that.owner) && ttl.equals(that.ttl)
                 && queuedAt.equals(that.queuedAt) && deadline.equals(that.deadline) && route.equals(that.route)
-                && fingerprint.equals(that.fingerprint) && correlationHex().equals(that.correlationHex());
+                && fingerprint.equals(that.fingerprint) && correlationHex().equals(that.correlationHex())
+                && share.equals(that.share);
     }
 
     @Override
@@ -61,7 +73,7 @@ public record Waiter(String resource, String requestId, String owner, Duration t
     public String toString() {
         return "Waiter[" + requestId + " of " + owner + " for " + resource + " at offset " + offset + ", ttl " + ttl
                 + ", queued " + queuedAt + " until " + deadline + ", reply to " + route + correlationHex()
-                        .map(id -> ", correlation " + id).orElse("") + "]";
+                        .map(id -> ", correlation " + id).orElse("") + (share.exclusive() ? "" : ", " + share) + "]";
     }
 
     private Optional<String> correlationHex() {
@@ -70,6 +82,6 @@ public record Waiter(String resource, String requestId, String owner, Duration t
 
     /** The acquire as the lock rules take it when its turn comes: it waits no more. */
     Command.Acquire acquire() {
-        return new Command.Acquire(requestId, resource, owner, ttl);
+        return new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share);
     }
 }

@@ -14,6 +14,7 @@ import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.CommandType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -101,7 +102,9 @@ public final class CommandDecoder {
         Optional<String> owner = needsOwner || asksPosition
                 ? reader.text("owner", Limits.MAX_OWNER_CHARS, true) : Optional.empty();
         Optional<Duration> ttl = needsTtl ? reader.ttl(limits.maxTtl()) : Optional.empty();
-        Duration wait = type.filter(t -> t == CommandType.ACQUIRE).isPresent() ? reader.waitMs() : Duration.ZERO;
+        boolean acquires = type.filter(t -> t == CommandType.ACQUIRE).isPresent();
+        Duration wait = acquires ? reader.waitMs() : Duration.ZERO;
+        Share share = acquires ? reader.share() : Share.EXCLUSIVE;
         OptionalLong token = takesToken ? reader.fencingToken() : OptionalLong.empty();
         Optional<String> cancels = type.filter(t -> t == CommandType.RELEASE).isPresent() && fields.containsKey("cancels")
                 ? reader.text("cancels", Limits.MAX_REQUEST_ID_CHARS, false) : Optional.empty();
@@ -113,7 +116,8 @@ public final class CommandDecoder {
             return new ParsedCommand.Invalid(requestId, replyTo, type, resource, reader.errors());
         }
         Command command = switch (type.get()) {
-            case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), wait);
+            case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), wait,
+                    share);
             case RENEW -> new Command.Renew(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), token);
             case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token, cancels);
             case STATUS -> new Command.Status(requestId, resource.get(), owner);

@@ -36,6 +36,10 @@ public final class CommandEncoder {
                 if (c.waits()) {
                     json.writeNumberField("wait_ms", c.maxWait().toMillis());
                 }
+                if (!c.share().exclusive()) {
+                    json.writeStringField("mode", c.share().mode().wireName());
+                    json.writeNumberField("limit", c.share().limit());
+                }
             } else if (command instanceof Command.Renew c) {
                 json.writeStringField("owner", c.owner());
                 json.writeNumberField("ttl_seconds", c.ttl().toSeconds());

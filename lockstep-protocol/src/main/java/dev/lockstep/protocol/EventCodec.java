@@ -2,6 +2,7 @@ package dev.lockstep.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.core.Share;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +48,14 @@ public final class EventCodec {
             if (event.waited().isPresent()) {
                 json.number("waited_ms", event.waited().get().toMillis());
             }
+            // Only for a shared lease or acquire: a lock's event reads as it always did.
+            if (!event.share().exclusive()) {
+                json.string("mode", event.share().mode().wireName());
+                json.number("limit", event.share().limit());
+                if (!event.kind().isWait()) {
+                    json.number("permit", event.permit());
+                }
+            }
             json.endObject();
         };
     }
@@ -77,7 +86,20 @@ public final class EventCodec {
                 kind.isWait() ? 0 : token.asLong(), time(json, "at"),
                 optional(json, "expires_at").map(t -> parseTime("expires_at", t)), text(json, "source"),
                 optional(json, "request_id"), optional(json, "cancels"),
-                waited.canConvertToExactIntegral() ? Optional.of(Duration.ofMillis(waited.asLong())) : Optional.empty());
+                waited.canConvertToExactIntegral() ? Optional.of(Duration.ofMillis(waited.asLong())) : Optional.empty(),
+                json.path("permit").asInt(0), share(json));
+    }
+
+    /** The event's share: a lock's when it names none. */
+    private static Share share(JsonNode json) {
+        if (!"shared".equals(json.path("mode").asText())) {
+            return Share.EXCLUSIVE;
+        }
+        JsonNode limit = json.path("limit");
+        if (!limit.canConvertToInt() || limit.asInt() < 1 || limit.asInt() > Share.MAX_LIMIT) {
+            throw new IllegalArgumentException("limit is not an integer from 1 to " + Share.MAX_LIMIT);
+        }
+        return Share.shared(limit.asInt());
     }
 
     private static String text(JsonNode json, String field) {

@@ -3,11 +3,14 @@ package dev.lockstep.protocol;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
+import dev.lockstep.core.Mode;
+import dev.lockstep.core.Share;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /** Reads the command's fields one by one, collecting every error instead of stopping at the first. */
@@ -93,6 +96,38 @@ final class FieldReader {
             return Duration.ZERO;
         }
         return Duration.ofMillis(node.longValue());
+    }
+
+    /**
+     * {@code mode} and {@code limit}: the share of the resource an acquire asks for. Neither given
+     * is the whole resource, as a lock's acquire; a {@code limit} alone, or {@code mode} shared,
+     * one of the resource's shared permits ({@link Share#MAX_LIMIT} of them unless the limit says).
+     */
+    Share share() {
+        Optional<Mode> mode = Optional.empty();
+        List<JsonNode> modes = fields.get("mode");
+        if (modes != null && modes.size() == 1 && !modes.get(0).isNull()) {
+            mode = Optional.of(modes.get(0)).filter(JsonNode::isTextual).flatMap(n -> Mode.fromWireName(n.textValue()));
+            if (mode.isEmpty()) {
+                error("mode", "must be exclusive or shared when given");
+            }
+        }
+        OptionalInt limit = OptionalInt.empty();
+        List<JsonNode> limits = fields.get("limit");
+        if (limits != null && limits.size() == 1 && !limits.get(0).isNull()) {
+            JsonNode node = limits.get(0);
+            if (node.isIntegralNumber() && node.canConvertToInt() && node.intValue() >= 1
+                    && node.intValue() <= Share.MAX_LIMIT) {
+                limit = OptionalInt.of(node.intValue());
+            } else {
+                error("limit", "must be a JSON integer from 1 to " + Share.MAX_LIMIT + " when given");
+            }
+        }
+        if (mode.filter(m -> m == Mode.EXCLUSIVE).isPresent() && limit.isPresent()) {
+            error("limit", "is given only for a shared acquire: an exclusive holder is its resource's only one");
+        }
+        return mode.filter(m -> m == Mode.EXCLUSIVE).isPresent() || mode.isEmpty() && limit.isEmpty()
+                ? Share.EXCLUSIVE : Share.shared(limit.orElse(Share.MAX_LIMIT));
     }
 
     OptionalLong fencingToken() {

@@ -1,5 +1,6 @@
 package dev.lockstep.protocol;
 
+import dev.lockstep.core.Share;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -22,10 +23,20 @@ import java.util.Optional;
  * @param fencingToken the lease's; {@code 0} for a waiter's events ({@link Kind#isWait()}), which
  *     concern no lease yet (the field is left out of their JSON)
  * @param waited for a grant to an acquire that waited in the queue: how long, in log time
+ * @param permit the lease's permit of its resource; for a waiter's events, 0
+ * @param share the lease's share, or the one the waiting acquire asks for
  */
 public record LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
         Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels,
-        Optional<Duration> waited) {
+        Optional<Duration> waited, int permit, Share share) {
+
+    /** A lock's event: permit 0, exclusive. */
+    public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
+            Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels,
+            Optional<Duration> waited) {
+        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, cancels, waited, 0,
+                Share.EXCLUSIVE);
+    }
 
     public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
             Optional<Instant> expiresAt, String source, Optional<String> requestId) {
@@ -97,5 +108,6 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(cancels, "cancels");
         Objects.requireNonNull(waited, "waited");
+        Objects.requireNonNull(share, "share");
     }
 }

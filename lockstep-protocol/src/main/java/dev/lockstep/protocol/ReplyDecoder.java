@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Mode;
 import dev.lockstep.core.Problem;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import java.io.IOException;
@@ -64,7 +66,8 @@ public final class ReplyDecoder {
                     Optional.ofNullable(json.path("reason").textValue()).flatMap(WaitEnd::fromWire)));
             case "renewed" -> Optional.of(new Verdict.Renewed(lease(json.path("lock"))));
             case "released" -> Optional.of(new Verdict.Released());
-            case "locked" -> Optional.of(new Verdict.Locked(List.of(lease(json.path("lock"))), json.path("waiters").asInt(0),
+            case "locked" -> Optional.of(new Verdict.Locked(holders(json.path("lock"), json.path("listed")),
+                    json.path("waiters").asInt(0),
                     json.path("position").canConvertToInt() && json.path("position").asInt() > 0
                             ? OptionalInt.of(json.path("position").asInt()) : OptionalInt.empty()));
             case "not_found" -> Optional.of(new Verdict.NotFound());
@@ -75,13 +78,34 @@ public final class ReplyDecoder {
     }
 
     private static Lease lease(JsonNode lock) {
+        return lease(lock.path("resource").textValue(), lock, share(lock));
+    }
+
+    /** A lease's share: a lock's when its JSON names none. */
+    private static Share share(JsonNode lock) {
+        return Mode.fromWireName(lock.path("mode").asText()).filter(mode -> mode == Mode.SHARED)
+                .map(mode -> Share.shared(lock.path("limit").asInt())).orElse(Share.EXCLUSIVE);
+    }
+
+    private static Lease lease(String resource, JsonNode lease, Share share) {
         try {
-            return new Lease(lock.path("resource").textValue(), lock.path("owner").textValue(),
-                    lock.path("fencing_token").asLong(), Instant.parse(lock.path("acquired_at").asText()),
-                    Instant.parse(lock.path("expires_at").asText()));
+            return new Lease(resource, lease.path("owner").textValue(), lease.path("fencing_token").asLong(),
+                    Instant.parse(lease.path("acquired_at").asText()), Instant.parse(lease.path("expires_at").asText()),
+                    lease.path("permit").asInt(0), share);
         } catch (DateTimeParseException | NullPointerException e) {
             throw new IllegalArgumentException("malformed lock in reply", e);
         }
+    }
+
+    /** A status's holders: those it lists, of the lock's resource and share; a lock's one lease. */
+    private static List<Lease> holders(JsonNode lock, JsonNode listed) {
+        if (!listed.isArray() || listed.isEmpty()) {
+            return List.of(lease(lock));
+        }
+        List<Lease> holders = new ArrayList<>();
+        Share share = share(lock);
+        listed.forEach(holder -> holders.add(lease(lock.path("resource").textValue(), holder, share)));
+        return holders;
     }
 
     private static Problem problem(JsonNode problem) {

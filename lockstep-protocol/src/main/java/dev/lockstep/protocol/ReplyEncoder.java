@@ -1,5 +1,6 @@
 package dev.lockstep.protocol;
 
+import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Lease;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Optional;
 
 /** Writes replies as the JSON documented in {@code docs/protocol.md}, fields in a fixed order. */
@@ -72,10 +74,10 @@ public final class ReplyEncoder {
             json.string("request_id", reply.requestId());
             if (reply instanceof Reply.Decided decided) {
                 writeHeader(json, Optional.of(decided.command().type()), Optional.of(decided.command().resource()), reply);
-                writeVerdict(json, decided.verdict());
+                writeVerdict(json, decided.verdict(), decided.command());
             } else if (reply instanceof Reply.Rejected rejected) {
                 writeHeader(json, rejected.type(), rejected.resource(), reply);
-                writeVerdict(json, new Verdict.Invalid(rejected.problem()));
+                writeProblem(json, rejected.problem());
             }
             json.endObject();
         };
@@ -88,7 +90,10 @@ public final class ReplyEncoder {
         json.string("outcome", reply.outcome().wireName());
     }
 
-    private static void writeVerdict(JsonOut json, Verdict verdict) throws IOException {
+    /** The most holders a status lists: the largest status stays far below the smallest topic limit. */
+    public static final int MAX_LISTED = 8;
+
+    private static void writeVerdict(JsonOut json, Verdict verdict, Command command) throws IOException {
         if (verdict instanceof Verdict.Acquired acquired) {
             json.bool("acquired", true);
             writeLease(json, acquired.lease());
@@ -101,7 +106,10 @@ public final class ReplyEncoder {
         } else if (verdict instanceof Verdict.Renewed renewed) {
             writeLease(json, renewed.lease());
         } else if (verdict instanceof Verdict.Locked locked) {
-            writeLease(json, locked.lease());
+            writeLease(json, shown(locked, command));
+            if (!locked.lease().share().exclusive()) {
+                writeHolders(json, locked.holders());
+            }
             // Only when some wait: a status of a resource without waiters reads as it always did.
             if (locked.waiters() > 0) {
                 json.number("waiters", locked.waiters());
@@ -114,6 +122,29 @@ public final class ReplyEncoder {
         }
     }
 
+    /** A status's lease: its owner's, when it names an owner that holds one; else the first holder's. */
+    private static Lease shown(Verdict.Locked locked, Command command) {
+        Optional<String> owner = command instanceof Command.Status status ? status.owner() : Optional.empty();
+        return locked.holders().stream().filter(lease -> owner.filter(lease::isOwnedBy).isPresent()).findFirst()
+                .orElse(locked.lease());
+    }
+
+    /** A shared resource's holders: how many, and the first {@link #MAX_LISTED} by permit. */
+    private static void writeHolders(JsonOut json, List<Lease> holders) throws IOException {
+        json.number("holders", holders.size());
+        json.startArray("listed");
+        for (Lease lease : holders.subList(0, Math.min(MAX_LISTED, holders.size()))) {
+            json.startObject();
+            json.string("owner", lease.owner());
+            json.number("fencing_token", lease.fencingToken());
+            json.number("permit", lease.permit());
+            json.string("acquired_at", formatTime(lease.acquiredAt()));
+            json.string("expires_at", formatTime(lease.expiresAt()));
+            json.endObject();
+        }
+        json.endArray();
+    }
+
     private static void writeLease(JsonOut json, Lease lease) throws IOException {
         json.startObject("lock");
         json.string("resource", lease.resource());
@@ -121,6 +152,12 @@ public final class ReplyEncoder {
         json.number("fencing_token", lease.fencingToken());
         json.string("acquired_at", formatTime(lease.acquiredAt()));
         json.string("expires_at", formatTime(lease.expiresAt()));
+        // Only for a shared lease: a lock's reads as it always did.
+        if (!lease.share().exclusive()) {
+            json.string("mode", lease.share().mode().wireName());
+            json.number("limit", lease.share().limit());
+            json.number("permit", lease.permit());
+        }
         json.endObject();
     }
 

@@ -38,12 +38,10 @@ final class CheckpointRows {
                     + "r.applied_at, r.decided_offset "
                     + "FROM partition_checkpoints c JOIN request_log r ON r.topic = c.topic AND r.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND r.applied_at + c.request_retention_ms" + RETAINED;
-    private static final String WAITER_COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, "
-            + "deadline, reply_topic, reply_partition, correlation_id, fingerprint";
     private static final String COPY_WAITERS =
-            "INSERT INTO checkpoint_waiters (checkpoint_id, " + WAITER_COLUMNS + ") SELECT c.checkpoint_id, "
+            "INSERT INTO checkpoint_waiters (checkpoint_id, " + WaiterRows.COLUMNS + ") SELECT c.checkpoint_id, "
                     + "w.record_offset, w.resource, w.request_id, w.owner, w.ttl_ms, w.queued_at, w.deadline, "
-                    + "w.reply_topic, w.reply_partition, w.correlation_id, w.fingerprint "
+                    + "w.reply_topic, w.reply_partition, w.correlation_id, w.fingerprint, w.mode, w.permit_limit "
                     + "FROM partition_checkpoints c JOIN lock_waiters w ON w.topic = c.topic AND w.partition = c.partition "
                     + "WHERE c.checkpoint_id = ?";
     private static final String LATEST =

@@ -2,7 +2,9 @@ package dev.lockstep.store;
 
 import static dev.lockstep.store.SqlArrays.EPOCH_MS;
 
+import dev.lockstep.core.Mode;
 import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Share;
 import dev.lockstep.engine.DeferredReply;
 import dev.lockstep.engine.ReplyRoute;
 import dev.lockstep.engine.StoredReply;
@@ -32,7 +34,7 @@ final class WaiterRows {
     // time, the waiters of its request IDs, and every waiter whose wait ends within its log time.
     /** A waiter's columns, in the order {@link #waiter} reads them. */
     static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
-            + "reply_partition, correlation_id, fingerprint";
+            + "reply_partition, correlation_id, fingerprint, mode, permit_limit";
     static final String SELECT =
             "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
                     + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
@@ -41,8 +43,8 @@ final class WaiterRows {
                     + " AND d.expires_at <= " + EPOCH_MS.formatted("?") + "))";
     private static final String INSERT =
             "INSERT INTO lock_waiters (topic, partition, record_offset, resource, request_id, owner, ttl_ms, queued_at, "
-                    + "deadline, reply_topic, reply_partition, correlation_id, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                    + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?") + ", ?, ?, ?, ?)";
+                    + "deadline, reply_topic, reply_partition, correlation_id, fingerprint, mode, permit_limit) VALUES (?, ?, "
+                    + "?, ?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?") + ", ?, ?, ?, ?, ?, ?)";
     private static final String DELETE =
             "DELETE FROM lock_waiters WHERE topic = ? AND partition = ? AND record_offset = ANY(?)";
     private static final String SELECT_REPLIES =
@@ -96,7 +98,13 @@ final class WaiterRows {
     static Waiter waiter(ResultSet rs) throws SQLException {
         return new Waiter(rs.getString(2), rs.getString(3), rs.getString(4), Duration.ofMillis(rs.getLong(5)),
                 rs.getLong(1), SqlArrays.instant(rs, 6), SqlArrays.instant(rs, 7), route(rs, 8),
-                Optional.ofNullable(rs.getBytes(10)), Fingerprint.ofHex(rs.getString(11)));
+                Optional.ofNullable(rs.getBytes(10)), Fingerprint.ofHex(rs.getString(11)), share(rs, 12));
+    }
+
+    private static Share share(ResultSet rs, int column) throws SQLException {
+        Mode mode = Mode.fromWireName(rs.getString(column))
+                .orElseThrow(() -> new SQLException("a waiter's mode is 'exclusive' or 'shared'"));
+        return new Share(mode, rs.getInt(column + 1));
     }
 
     /** The waiters that joined, and the offsets of those that left, since the batch read them. */
@@ -122,6 +130,8 @@ final class WaiterRows {
                 bindRoute(insert, at, waiter.route());
                 insert.setBytes(at.next(), waiter.correlationId().orElse(null));
                 insert.setString(at.next(), waiter.fingerprint().hex());
+                insert.setString(at.next(), waiter.share().mode().wireName());
+                insert.setInt(at.next(), waiter.share().limit());
             }, Script.exactly(1, "a waiter on " + partition + " written concurrently"));
         }
     }

@@ -1,0 +1,159 @@
+package dev.lockstep.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.core.Share;
+import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.EventCodec;
+import dev.lockstep.protocol.LeaseEvent;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.ReplyDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Semaphores and read-write locks in the log: up to the limit of shared holders, each its own
+ * permit and lease; a full resource queues in order; a queued writer keeps later readers out; a
+ * record that frees permits hands them to as many waiters as fit, in order, with its token.
+ */
+class SharesTest {
+
+    private static final Instant T0 = Instant.parse("2026-12-06T10:00:00Z");
+    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
+            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
+    private long offset;
+
+    private Step send(String json) {
+        Inbound record = new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
+                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusMillis(offset)));
+        offset++;
+        return machine.step(record, state);
+    }
+
+    /** An acquire of {@code job}; {@code share} is its JSON fields for mode and limit, if any. */
+    private static String acquire(String owner, String share, long waitMs) {
+        return "{\"request_id\":\"acq-" + owner + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\",\"ttl_seconds\":30" + share + (waitMs > 0 ? ",\"wait_ms\":" + waitMs : "") + "}";
+    }
+
+    private static String release(String owner) {
+        return "{\"request_id\":\"rel-" + owner + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
+                + "\"}";
+    }
+
+    private static Verdict verdict(Step step) {
+        return ReplyDecoder.decode(((Outbound.ReplyRecord) step.answer().orElseThrow()).value()).orElseThrow().reply();
+    }
+
+    private static Lease granted(Step step) {
+        return ((Verdict.Acquired) verdict(step)).lease();
+    }
+
+    private static List<Lease> deferredGrants(Step step) {
+        return step.deferred().stream().map(reply -> ReplyDecoder.decode(reply.value()).orElseThrow().reply())
+                .map(verdict -> ((Verdict.Acquired) verdict).lease()).toList();
+    }
+
+    @Test
+    void aSemaphoreAdmitsItsLimitAndQueuesTheRestInOrder() {
+        Lease a = granted(send(acquire("a", ",\"limit\":2", 0)));
+        Lease b = granted(send(acquire("b", ",\"limit\":2", 0)));
+        assertThat(List.of(a.permit(), b.permit())).containsExactly(0, 1);
+        assertThat(a.fencingToken()).isLessThan(b.fencingToken());
+        assertThat(a.share()).isEqualTo(Share.shared(2));
+        assertThat(verdict(send(acquire("c", ",\"limit\":2", 0)))).isInstanceOf(Verdict.NotAcquired.class);
+        assertThat(send(acquire("d", ",\"limit\":2", 60_000)).answer()).as("d waits").isEmpty();
+        assertThat(send(acquire("e", ",\"limit\":2", 60_000)).answer()).as("e waits").isEmpty();
+
+        Step release = send(release("a"));
+        assertThat(deferredGrants(release)).as("one permit freed, one waiter granted").singleElement()
+                .satisfies(d -> {
+                    assertThat(d.owner()).isEqualTo("d");
+                    assertThat(d.permit()).isZero();
+                    assertThat(d.fencingToken()).isEqualTo(state.position().tokenAt(release.deferred().get(0).source()
+                            .offset()));
+                });
+        assertThat(state.queues().queue("job")).extracting(Waiter::owner).containsExactly("e");
+        assertThat(state.holders("job").leases()).extracting(Lease::owner).containsExactly("d", "b");
+    }
+
+    @Test
+    void aLimitOtherThanTheHoldersOrTheWaitersIsInvalid() {
+        send(acquire("a", ",\"limit\":1", 0));
+        send(acquire("b", ",\"limit\":1", 60_000));
+        Verdict otherThanWaiters = verdict(send(acquire("c", ",\"limit\":3", 60_000)));
+        assertThat(otherThanWaiters).isInstanceOf(Verdict.Invalid.class);
+        assertThat(((Verdict.Invalid) otherThanWaiters).problem().errors().get(0).field()).isEqualTo("limit");
+        assertThat(state.queues().queue("job")).extracting(Waiter::owner).containsExactly("b");
+    }
+
+    @Test
+    void aQueuedWriterKeepsLaterReadersOutAndTheReadersAfterItAreGrantedTogether() {
+        Lease r1 = granted(send(acquire("r1", ",\"mode\":\"shared\"", 0)));
+        granted(send(acquire("r2", ",\"mode\":\"shared\"", 0)));
+        assertThat(r1.share()).isEqualTo(Share.shared(Share.MAX_LIMIT));
+        assertThat(send(acquire("w", "", 60_000)).answer()).as("the writer waits for the readers").isEmpty();
+        assertThat(send(acquire("r3", ",\"mode\":\"shared\"", 60_000)).answer())
+                .as("a reader behind the writer waits, though readers hold").isEmpty();
+        Verdict impatient = verdict(send(acquire("r4", ",\"mode\":\"shared\"", 0)));
+        assertThat(impatient).as("nor does one that will not wait pass").isInstanceOf(Verdict.NotAcquired.class);
+        assertThat(send(acquire("r5", ",\"mode\":\"shared\"", 60_000)).answer()).isEmpty();
+
+        assertThat(send(release("r1")).deferred()).as("r2 still reads").isEmpty();
+        Step lastReader = send(release("r2"));
+        assertThat(deferredGrants(lastReader)).extracting(Lease::owner).containsExactly("w");
+
+        Step writerDone = send(release("w"));
+        List<Lease> readers = deferredGrants(writerDone);
+        assertThat(readers).extracting(Lease::owner).containsExactly("r3", "r5");
+        assertThat(readers).extracting(Lease::permit).containsExactly(0, 1);
+        assertThat(readers).extracting(Lease::fencingToken).as("the record's token, granted together")
+                .containsOnly(state.position().tokenAt(writerDone.deferred().get(0).source().offset()));
+    }
+
+    @Test
+    void eventsAndStatusSayTheShare() {
+        Step first = send(acquire("a", ",\"limit\":3", 0));
+        send(acquire("b", ",\"limit\":3", 0));
+        LeaseEvent granted = EventCodec.decode(first.events().get(0).value());
+        assertThat(granted.share()).isEqualTo(Share.shared(3));
+        assertThat(granted.permit()).isZero();
+        assertThat(first.events().get(0).entry().value()).contains("\"mode\":\"shared\",\"limit\":3,\"permit\":0");
+
+        String status = "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"job\",\"owner\":\"b\"}";
+        Step asked = send(status);
+        String json = new String(((Outbound.ReplyRecord) asked.answer().orElseThrow()).value(), StandardCharsets.UTF_8);
+        assertThat(json).contains("\"owner\":\"b\"").contains("\"holders\":2").contains("\"listed\":[");
+        Verdict.Locked locked = (Verdict.Locked) verdict(asked);
+        assertThat(locked.holders()).extracting(Lease::owner).containsExactly("a", "b");
+    }
+
+    @Test
+    void aLocksRepliesAndEventsReadAsTheyAlwaysDid() {
+        Step granted = send(acquire("a", "", 0));
+        String reply = new String(((Outbound.ReplyRecord) granted.answer().orElseThrow()).value(), StandardCharsets.UTF_8);
+        assertThat(reply).doesNotContain("mode").doesNotContain("permit").doesNotContain("limit");
+        assertThat(granted.events().get(0).entry().value()).doesNotContain("mode").doesNotContain("permit");
+    }
+
+    /** A hand-over grants new leases only: an owner that waits twice is granted once, its second acquire waits on. */
+    @Test
+    void anOwnerWaitingTwiceIsGrantedOnceByTheRecordThatFreesTheResource() {
+        send(acquire("a", "", 0));
+        assertThat(send(acquire("b", "", 60_000)).answer()).isEmpty();
+        assertThat(send(acquire("b", "", 60_000).replace("acq-b", "acq-b-again")).answer()).isEmpty();
+        send(acquire("c", "", 60_000));
+
+        Step release = send(release("a"));
+        assertThat(deferredGrants(release)).extracting(Lease::owner).containsExactly("b");
+        assertThat(release.events().stream().map(e -> EventCodec.decode(e.value()).kind()))
+                .containsExactly(LeaseEvent.Kind.RELEASED, LeaseEvent.Kind.GRANTED);
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("acq-b-again", "acq-c");
+    }
+}
