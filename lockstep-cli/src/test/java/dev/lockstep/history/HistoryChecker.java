@@ -1,6 +1,7 @@
 package dev.lockstep.history;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandDecoder;
@@ -180,9 +181,12 @@ public final class HistoryChecker {
             Optional<Command.Release> release = DECODER.decode(d.observed().record().key(), d.observed().record().value())
                     instanceof ParsedCommand.Valid valid && valid.command() instanceof Command.Release r
                     ? Optional.of(r) : Optional.empty();
+            Optional<Share> asked = DECODER.decode(d.observed().record().key(), d.observed().record().value())
+                    instanceof ParsedCommand.Valid valid && valid.command() instanceof Command.Acquire acquire
+                    ? Optional.of(acquire.share()) : Optional.empty();
             timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
                     release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
-                            .orElse(OptionalLong.empty()));
+                            .orElse(OptionalLong.empty()), asked);
         });
         return timelines;
     }

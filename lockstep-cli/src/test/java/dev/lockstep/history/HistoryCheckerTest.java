@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Holders;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Arbitration;
 import dev.lockstep.engine.EngineSettings;
@@ -220,13 +221,54 @@ class HistoryCheckerTest {
         }
     }
 
-    /** Clients on a few contended resources with short TTLs, answered by {@code arbitration}. */
-    static History simulate(long seed, Arbitration arbitration, int commands) {
-        return simulate(seed, arbitration, commands, false);
+    /** Semaphores of two and a read-write lock beside locks: at most two holders, never a writer among readers. */
+    @Test
+    void sharedHistoriesAreSafe() {
+        for (long seed = 1; seed < 20; seed++) {
+            History history = simulate(seed, Arbitration.RULES, 3_000, true, true);
+            HistoryChecker.Result result = HistoryChecker.check(history);
+            result.assertSafe();
+            assertThat(outcomes(history)).contains("acquired", "not_acquired");
+        }
     }
 
-    /** @param cancelling whether some callers give up on their acquires and cancel them */
+    /** A worker blind to the holders of a shared resource grants more than its limit: caught. */
+    @Test
+    void anOverGrantIsCaught() {
+        Arbitration blind = (command, holders, now, token) -> command instanceof Command.Acquire a
+                && !a.share().exclusive() ? Arbiter.decide(command, Holders.NONE, now, token)
+                : Arbiter.decide(command, holders, now, token);
+        HistoryChecker.Result result = HistoryChecker.check(simulate(7, blind, 3_000, false, true));
+        assertThat(result.violations()).anyMatch(v -> v.contains("more holders than its limit of 2"));
+    }
+
+    /** A worker that takes a writer for a reader lets it in among the readers: caught. */
+    @Test
+    void aWriterAmongReadersIsCaught() {
+        Arbitration readerForWriter = (command, holders, now, token) -> command instanceof Command.Acquire a
+                && a.share().exclusive() && a.resource().equals("job-4")
+                ? Arbiter.decide(new Command.Acquire(a.requestId(), a.resource(), a.owner(), a.ttl(), a.maxWait(),
+                        Share.shared(Share.MAX_LIMIT)), holders, now, token)
+                : Arbiter.decide(command, holders, now, token);
+        HistoryChecker.Result result = HistoryChecker.check(simulate(7, readerForWriter, 3_000, false, true));
+        assertThat(result.violations()).anyMatch(v -> v.contains("asked for Share[mode=EXCLUSIVE, limit=1]"));
+    }
+
+    /** Clients on a few contended resources with short TTLs, answered by {@code arbitration}. */
+    static History simulate(long seed, Arbitration arbitration, int commands) {
+        return simulate(seed, arbitration, commands, false, false);
+    }
+
     static History simulate(long seed, Arbitration arbitration, int commands, boolean cancelling) {
+        return simulate(seed, arbitration, commands, cancelling, false);
+    }
+
+    /**
+     * @param cancelling whether some callers give up on their acquires and cancel them
+     * @param sharing whether some resources are shared: job-2 and job-3 semaphores of 2, job-4 a
+     *     read-write lock (readers and writers at random)
+     */
+    static History simulate(long seed, Arbitration arbitration, int commands, boolean cancelling, boolean sharing) {
         Random random = new Random(seed);
         List<LoggedRecord> log = new ArrayList<>();
         long[] offsets = new long[PARTITIONS];
@@ -246,6 +288,12 @@ class HistoryCheckerTest {
                     : dice < 65 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                     : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                     : new Command.Status(requestId, resource);
+            if (sharing && command instanceof Command.Acquire plain && !resource.equals("job-0")
+                    && !resource.equals("job-1")) {
+                Share share = resource.equals("job-4")
+                        ? (random.nextBoolean() ? Share.EXCLUSIVE : Share.shared(Share.MAX_LIMIT)) : Share.shared(2);
+                command = new Command.Acquire(requestId, resource, owner, ttl, plain.maxWait(), share);
+            }
             if (cancelling && dice >= 90 && dice < 96 && !acquires.isEmpty()) {
                 // A caller that gave up on an acquire: its cancellation, as the clients send it.
                 command = Command.Release.cancelling(requestId, acquires.get(random.nextInt(acquires.size())));

@@ -1,6 +1,7 @@
 package dev.lockstep.history;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ final class LeaseTimeline {
 
         @Override
         public String toString() {
-            return "token " + first.fencingToken() + " (owner " + first.owner() + ", granted " + first.acquiredAt()
+            return "token " + first.fencingToken() + (first.share().exclusive() ? "" : " permit " + first.permit())
+                    + " (owner " + first.owner() + ", granted " + first.acquiredAt()
                     + " by request " + requestId + " at " + record.position() + ", ends " + end() + ")";
         }
     }
@@ -54,7 +56,14 @@ final class LeaseTimeline {
     }
 
     private final String resource;
-    private final Map<Long, Grant> byToken = new HashMap<>();
+    /** A lease: its token, and its permit (shared holders granted by one record share the token). */
+    private record Key(long token, int permit) {
+        static Key of(Lease lease) {
+            return new Key(lease.fencingToken(), lease.permit());
+        }
+    }
+
+    private final Map<Key, Grant> byToken = new HashMap<>();
     private final List<Release> releases = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
 
@@ -68,8 +77,14 @@ final class LeaseTimeline {
      * matched to the lease its owner held then once every reply is in, since a waiter's grant is
      * decided by a later record than its own.
      */
-    void observe(HistoryChecker.Observed applied, Verdict reply, Optional<String> releasedBy, OptionalLong token) {
+    /** @param asked for an acquire, the share it asked for: a lease of another is a violation */
+    void observe(HistoryChecker.Observed applied, Verdict reply, Optional<String> releasedBy, OptionalLong token,
+            Optional<Share> asked) {
         if (reply instanceof Verdict.Acquired a) {
+            if (asked.isPresent() && !asked.get().equals(a.lease().share())) {
+                violations.add(resource + ": request " + applied.requestId() + " at " + applied.record().position()
+                        + " asked for " + asked.get() + " and was granted " + a.lease());
+            }
             lease(applied, a.lease(), true);
         } else if (reply instanceof Verdict.Renewed r) {
             lease(applied, r.lease(), false);
@@ -82,7 +97,7 @@ final class LeaseTimeline {
 
     /** @param grant whether the reply is an acquire's: the first for a token is its grant */
     private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant) {
-        Grant known = byToken.get(lease.fencingToken());
+        Grant known = byToken.get(Key.of(lease));
         if (known != null && !known.first.acquiredAt().equals(lease.acquiredAt())) {
             violations.add(resource + ": fencing token did not grow: " + known + " was reused for a lease granted "
                     + lease.acquiredAt() + " to owner " + lease.owner() + " by request "
@@ -100,19 +115,20 @@ final class LeaseTimeline {
                 // was observed first: the renew came after it in the log, and its expiry stands.
                 Grant granted = new Grant(lease, applied.requestId(), applied.record(), true);
                 granted.expiresAt = known.expiresAt;
-                byToken.put(lease.fencingToken(), granted);
+                byToken.put(Key.of(lease), granted);
                 return;
             }
             // A renew or a same-owner re-acquire sets the expiry anew, shorter or longer.
             known.expiresAt = lease.expiresAt();
             return;
         }
-        byToken.put(lease.fencingToken(), new Grant(lease, applied.requestId(), applied.record(), grant));
+        byToken.put(Key.of(lease), new Grant(lease, applied.requestId(), applied.record(), grant));
     }
 
     /** The grants in token order, each release applied to the lease its owner held when it was released. */
     private List<Grant> grants() {
-        List<Grant> grants = byToken.values().stream().sorted(Comparator.comparingLong(g -> g.first.fencingToken()))
+        List<Grant> grants = byToken.values().stream().sorted(Comparator.comparingLong((Grant g) -> g.first.fencingToken())
+                .thenComparingInt(g -> g.first.permit()))
                 .toList();
         grants.forEach(grant -> grant.releasedAt = Instant.MAX);
         // In time order, each to the earliest lease of its owner still held then: at the very record
@@ -125,18 +141,36 @@ final class LeaseTimeline {
         return grants;
     }
 
-    /** Overlaps are judged once every reply is in: a later renew may extend an earlier lease. */
+    /**
+     * Overlaps are judged once every reply is in: a later renew may extend an earlier lease. An
+     * exclusive lease overlaps no other; shared ones overlap only each other, of one limit, never
+     * more of them at once than it.
+     */
     List<String> violations() {
         List<String> all = new ArrayList<>(violations);
         List<Grant> grants = grants();
-        for (int i = 1; i < grants.size(); i++) {
-            Grant previous = grants.get(i - 1);
+        List<Grant> live = new ArrayList<>();
+        for (int i = 0; i < grants.size(); i++) {
             Grant next = grants.get(i);
-            if (next.first.acquiredAt().isBefore(previous.first.acquiredAt())) {
-                all.add(resource + ": fencing token did not grow: " + previous + " was followed by " + next);
-            } else if (next.first.acquiredAt().isBefore(previous.end())) {
-                all.add(resource + ": two leases overlap: " + previous + " and " + next);
+            if (i > 0 && next.first.acquiredAt().isBefore(grants.get(i - 1).first.acquiredAt())) {
+                all.add(resource + ": fencing token did not grow: " + grants.get(i - 1) + " was followed by " + next);
+                continue;
             }
+            Instant start = next.first.acquiredAt();
+            live.removeIf(held -> !start.isBefore(held.end()));
+            Share share = next.first.share();
+            for (Grant held : live) {
+                if (share.exclusive() || held.first.share().exclusive()) {
+                    all.add(resource + ": two leases overlap: " + held + " and " + next);
+                } else if (!held.first.share().equals(share)) {
+                    all.add(resource + ": shared leases of two limits overlap: " + held + " and " + next);
+                }
+            }
+            if (!share.exclusive() && live.size() + 1 > share.limit()) {
+                all.add(resource + ": more holders than its limit of " + share.limit() + " at " + start + ": " + live
+                        + " and " + next);
+            }
+            live.add(next);
         }
         return all;
     }

@@ -1,6 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.Limits;
@@ -36,6 +37,7 @@ final class AcquireAttempts {
     private final String resource;
     private final String owner;
     private final Duration ttl;
+    private final Share share;
     private final Instant deadline;
     private final CompletableFuture<Optional<HeldLease>> result = new CompletableFuture<>();
     private Duration backoff = FIRST_BACKOFF;
@@ -43,11 +45,12 @@ final class AcquireAttempts {
     private Command.Acquire current;
     private Instant firstSent;
 
-    AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Instant deadline) {
+    AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Share share, Instant deadline) {
         this.client = client;
         this.resource = resource;
         this.owner = owner;
         this.ttl = ttl;
+        this.share = share;
         this.deadline = deadline;
     }
 
@@ -58,7 +61,7 @@ final class AcquireAttempts {
 
     private void attempt(String id) {
         if (current == null || !id.equals(current.requestId())) {
-            current = new Command.Acquire(id, resource, owner, ttl, queueing());
+            current = new Command.Acquire(id, resource, owner, ttl, queueing(), share);
             firstSent = client.clock().instant();
         }
         Instant sentAt = firstSent;

@@ -1,6 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
@@ -27,6 +28,11 @@ public final class BlockingLockClient {
         return join(client.acquire(resource, owner, ttl, wait));
     }
 
+    /** {@link LockClient#acquire(String, String, Duration, Duration, Share)}, blocking. */
+    public Verdict acquire(String resource, String owner, Duration ttl, Duration wait, Share share) {
+        return join(client.acquire(resource, owner, ttl, wait, share));
+    }
+
     public Verdict renew(String resource, String owner, Duration ttl, OptionalLong token) {
         return join(client.renew(resource, owner, ttl, token));
     }
@@ -45,6 +51,10 @@ public final class BlockingLockClient {
 
     public Optional<HeldLease> tryAcquire(String resource, String owner, Duration ttl, Duration wait) {
         return join(client.tryAcquire(resource, owner, ttl, wait));
+    }
+
+    public Optional<HeldLease> tryAcquire(String resource, String owner, Duration ttl, Duration wait, Share share) {
+        return join(client.tryAcquire(resource, owner, ttl, wait, share));
     }
 
     public ReplyMessage send(Command command) {

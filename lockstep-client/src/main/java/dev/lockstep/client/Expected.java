@@ -3,6 +3,7 @@ package dev.lockstep.client;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.util.ArrayList;
@@ -25,12 +26,20 @@ import java.util.OptionalLong;
  *
  * @param owner the owner as the worker stores it (stripped of surrounding white space); empty for
  *     a status, or when the caller sent none the worker could read
+ * @param share for an acquire, the share it asked for: a lease granted of another (a shared one
+ *     to a caller that asked for the whole resource) is no answer to it
  */
-public record Expected(CommandType type, String resource, Optional<String> owner, OptionalLong fencingToken) {
+public record Expected(CommandType type, String resource, Optional<String> owner, OptionalLong fencingToken,
+        Optional<Share> share) {
+
+    public Expected(CommandType type, String resource, Optional<String> owner, OptionalLong fencingToken) {
+        this(type, resource, owner, fencingToken, Optional.empty());
+    }
 
     public static Expected of(Command command) {
         if (command instanceof Command.Acquire c) {
-            return new Expected(c.type(), c.resource(), Optional.of(c.owner().strip()), OptionalLong.empty());
+            return new Expected(c.type(), c.resource(), Optional.of(c.owner().strip()), OptionalLong.empty(),
+                    Optional.of(c.share()));
         } else if (command instanceof Command.Renew c) {
             return new Expected(c.type(), c.resource(), Optional.of(c.owner().strip()), c.fencingToken());
         } else if (command instanceof Command.Release c) {
@@ -62,6 +71,9 @@ public record Expected(CommandType type, String resource, Optional<String> owner
             }
             if (fencingToken.isPresent() && lease.fencingToken() != fencingToken.getAsLong()) {
                 wrong.add("lease token " + lease.fencingToken());
+            }
+            if (share.isPresent() && !share.get().equals(lease.share())) {
+                wrong.add("a lease " + describe(lease.share()));
             }
         });
         return wrong.isEmpty() ? Optional.empty()
@@ -95,9 +107,14 @@ public record Expected(CommandType type, String resource, Optional<String> owner
         return Optional.empty();
     }
 
+    private static String describe(Share share) {
+        return share.exclusive() ? "exclusive" : "shared of " + share.limit();
+    }
+
     @Override
     public String toString() {
         return type.wireName() + " of " + resource + owner.map(o -> " by " + o).orElse("")
-                + (fencingToken.isPresent() ? " with token " + fencingToken.getAsLong() : "");
+                + (fencingToken.isPresent() ? " with token " + fencingToken.getAsLong() : "")
+                + share.map(s -> ", " + describe(s)).orElse("");
     }
 }

@@ -1,6 +1,7 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.Limits;
@@ -106,7 +107,16 @@ public final class LockClient implements AutoCloseable {
      * (its reply later than the wait and the request timeout), it is cancelled, as {@link #send} says.
      */
     public CompletableFuture<Verdict> acquire(String resource, String owner, Duration ttl, Duration wait) {
-        return send(new Command.Acquire(newRequestId(), resource, owner, ttl, wait)).thenApply(ReplyMessage::reply);
+        return acquire(resource, owner, ttl, wait, Share.EXCLUSIVE);
+    }
+
+    /**
+     * Acquires {@code share} of the resource: the whole of it, or one of its shared permits (a
+     * semaphore's, of {@link Share#limit()}; a read-write lock's reader), waiting as above.
+     */
+    public CompletableFuture<Verdict> acquire(String resource, String owner, Duration ttl, Duration wait, Share share) {
+        return send(new Command.Acquire(newRequestId(), resource, owner, ttl, wait, share))
+                .thenApply(ReplyMessage::reply);
     }
 
     public CompletableFuture<Verdict> renew(String resource, String owner, Duration ttl, OptionalLong token) {
@@ -134,7 +144,13 @@ public final class LockClient implements AutoCloseable {
      */
     public CompletableFuture<Optional<HeldLease>> tryAcquire(String resource, String owner, Duration ttl,
             Duration wait) {
-        return new AcquireAttempts(this, resource, owner, ttl, clock.instant().plus(wait)).start();
+        return tryAcquire(resource, owner, ttl, wait, Share.EXCLUSIVE);
+    }
+
+    /** As {@link #tryAcquire(String, String, Duration, Duration)}, for {@code share} of the resource. */
+    public CompletableFuture<Optional<HeldLease>> tryAcquire(String resource, String owner, Duration ttl,
+            Duration wait, Share share) {
+        return new AcquireAttempts(this, resource, owner, ttl, share, clock.instant().plus(wait)).start();
     }
 
     /**
@@ -144,7 +160,13 @@ public final class LockClient implements AutoCloseable {
      */
     public <T> Optional<T> withLock(String resource, String owner, Duration ttl, Duration wait, LockedAction<T> action)
             throws InterruptedException {
-        return LockedAction.run(this, resource, owner, ttl, wait, action);
+        return withLock(resource, owner, ttl, wait, Share.EXCLUSIVE, action);
+    }
+
+    /** As {@link #withLock(String, String, Duration, Duration, LockedAction)}, under {@code share} of the resource. */
+    public <T> Optional<T> withLock(String resource, String owner, Duration ttl, Duration wait, Share share,
+            LockedAction<T> action) throws InterruptedException {
+        return LockedAction.run(this, resource, owner, ttl, wait, share, action);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.lockstep.client;
 
+import dev.lockstep.core.Share;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -17,10 +18,10 @@ public interface LockedAction<T> {
 
     /** Acquire, run on the calling thread, interrupt it if the lease is lost, release. */
     static <T> Optional<T> run(LockClient client, String resource, String owner, Duration ttl, Duration wait,
-            LockedAction<T> action) throws InterruptedException {
+            Share share, LockedAction<T> action) throws InterruptedException {
         Optional<HeldLease> acquired;
         try {
-            acquired = client.tryAcquire(resource, owner, ttl, wait).join();
+            acquired = client.tryAcquire(resource, owner, ttl, wait, share).join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Problem;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyDecoder;
@@ -103,5 +104,22 @@ class ExpectedTest {
     void aReplyWithATypeNoCommandHasIsNotAReplyAtAll() {
         assertThat(ReplyDecoder.decode(("{\"request_id\":\"id\",\"type\":\"steal\",\"resource\":\"r\","
                 + "\"outcome\":\"not_found\"}").getBytes(StandardCharsets.UTF_8))).isEqualTo(Optional.empty());
+    }
+
+    /** A caller that asked for the whole resource must never take a shared permit for it, nor the reverse. */
+    @Test
+    void aGrantOfAnotherShareThanAskedIsNoAnswer() {
+        Lease shared = new Lease("r", "alice", 7, T, T.plusSeconds(30), 1, Share.shared(4));
+        Lease exclusive = lease("r", "alice", 7);
+        Command.Acquire semaphore = new Command.Acquire("id", "r", "alice", Duration.ofSeconds(30), Duration.ZERO,
+                Share.shared(4));
+        assertThat(Expected.of(ACQUIRE).mismatch(decided(semaphore, new Verdict.Acquired(shared))))
+                .hasValueSatisfying(why -> assertThat(why).contains("shared of 4"));
+        assertThat(Expected.of(semaphore).mismatch(decided(ACQUIRE, new Verdict.Acquired(exclusive))))
+                .hasValueSatisfying(why -> assertThat(why).contains("a lease exclusive"));
+        Command.Acquire other = new Command.Acquire("id", "r", "alice", Duration.ofSeconds(30), Duration.ZERO,
+                Share.shared(5));
+        assertThat(Expected.of(other).mismatch(decided(semaphore, new Verdict.Acquired(shared)))).isPresent();
+        assertThat(Expected.of(semaphore).mismatch(decided(semaphore, new Verdict.Acquired(shared)))).isEmpty();
     }
 }

@@ -9,11 +9,15 @@ import dev.lockstep.client.LockClient;
 import dev.lockstep.client.ReplyMismatchException;
 import dev.lockstep.client.RequestIdInUseException;
 import dev.lockstep.client.LockTimeoutException;
+import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Problem;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -21,6 +25,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,9 +56,12 @@ public final class LockGateway {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String PROBLEM_JSON = "application/problem+json";
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /** Reads an acquire's share; any TTL the worker may take passes it, the worker judges the TTL. */
+    private static final CommandDecoder SHARES = new CommandDecoder(new Limits(ChronoUnit.FOREVER.getDuration(),
+            Limits.DEFAULT_MAX_VALUE_BYTES));
     /** The body fields each command takes; others (a {@code reply_to} above all) are not passed on. */
     private static final Map<CommandType, List<String>> FIELDS = Map.of(
-            CommandType.ACQUIRE, List.of("owner", "ttl_seconds"),
+            CommandType.ACQUIRE, List.of("owner", "ttl_seconds", "mode", "limit"),
             CommandType.RENEW, List.of("owner", "ttl_seconds", "fencing_token"),
             CommandType.RELEASE, List.of("owner", "fencing_token"),
             CommandType.STATUS, List.of());
@@ -131,7 +139,7 @@ public final class LockGateway {
                             + IDEMPOTENCY_KEY + ".", List.of()), requestId);
             return;
         }
-        Expected expected = new Expected(type, resource, owner(command), token(command));
+        Expected expected = new Expected(type, resource, owner(command), token(command), share(resource, value));
         // A request that waits in the queue is held that much longer before it is answered 504.
         Duration waits = Duration.ofMillis(command.path("wait_ms").asLong(0));
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
@@ -167,6 +175,15 @@ public final class LockGateway {
     /** The owner as the worker reads it; empty when it is not text (the worker answers {@code invalid}). */
     private static Optional<String> owner(ObjectNode command) {
         return Optional.ofNullable(command.path("owner").textValue()).map(String::strip);
+    }
+
+    /**
+     * The share an acquire asks for, read as the worker reads it: a grant of another is no answer
+     * to it. Empty for another command, or one the worker answers {@code invalid}.
+     */
+    private static Optional<Share> share(String resource, byte[] value) {
+        return SHARES.decode(resource.getBytes(StandardCharsets.UTF_8), value) instanceof ParsedCommand.Valid valid
+                && valid.command() instanceof Command.Acquire acquire ? Optional.of(acquire.share()) : Optional.empty();
     }
 
     private static OptionalLong token(ObjectNode command) {
