@@ -2,6 +2,7 @@ package dev.lockstep.cli;
 
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
+import dev.lockstep.core.Share;
 import dev.lockstep.protocol.ReplyEncoder;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -50,6 +51,12 @@ final class ExecCommand implements Callable<Integer> {
             description = "How long to wait for the lock. Default: ${DEFAULT-VALUE}.")
     long waitSeconds;
 
+    @Option(names = "--limit", paramLabel = "N",
+            description = {"Run the command as one of at most N at once under this name (a semaphore of N, 1 to "
+                    + Share.MAX_LIMIT + "); every run under the name must give the same N.",
+                "Without it, the command runs alone."})
+    Integer limit;
+
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
             description = "After a lost lease, time between SIGTERM and SIGKILL. Default: ${DEFAULT-VALUE}.")
     long graceSeconds;
@@ -70,12 +77,16 @@ final class ExecCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }
+        if (limit != null && (limit < 1 || limit > Share.MAX_LIMIT)) {
+            throw new ParameterException(spec.commandLine(), "--limit is 1 to " + Share.MAX_LIMIT + ", not " + limit);
+        }
+        Share share = limit == null ? Share.EXCLUSIVE : Share.shared(limit);
         try (LockClient locks = LockClient.start(client.settings())) {
-            Optional<HeldLease> acquired = locks.blocking()
-                    .tryAcquire(resource, owner.owner(), Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds));
+            Optional<HeldLease> acquired = locks.blocking().tryAcquire(resource, owner.owner(), Duration.ofSeconds(ttl),
+                    Duration.ofSeconds(waitSeconds), share);
             if (acquired.isEmpty()) {
-                err.println("lockstep: " + resource + " is held by another owner; not acquired within " + waitSeconds
-                        + " s");
+                err.println("lockstep: " + resource + (limit == null ? " is held by another owner"
+                        : " has its " + limit + " holders") + "; not acquired within " + waitSeconds + " s");
                 err.flush();
                 return ExitCodes.NOT_ACQUIRED;
             }
@@ -92,7 +103,8 @@ final class ExecCommand implements Callable<Integer> {
                     "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
                     "LOCKSTEP_RESOURCE", lease.resource(),
                     "LOCKSTEP_OWNER", lease.owner(),
-                    "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt())));
+                    "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt()),
+                    "LOCKSTEP_PERMIT", Integer.toString(lease.lease().permit())));
         } catch (IOException e) {
             err.println("lockstep: cannot run " + command.get(0) + ": " + e.getMessage());
             err.flush();

@@ -81,6 +81,42 @@ class ExecIT {
         assertThat(client.blocking().status("nightly-report")).isEqualTo(new Verdict.NotFound());
     }
 
+    /** {@code --limit 2}: two runs at once under one name, a third waits for a permit to free. */
+    @Test
+    void atMostTheLimitOfJobsRunAtOnce() throws Exception {
+        Path log = dir.resolve("limited.log");
+        Path go = dir.resolve("limited.go");
+        String job = "echo \"start $LOCKSTEP_PERMIT\" >> " + log + "; i=0; while [ ! -f " + go
+                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo end >> " + log;
+        List<Process> runs = new ArrayList<>();
+        for (String owner : List.of("a", "b", "c")) {
+            String[] args = execArgs("pool-job", owner, 5, 60, job);
+            String[] limited = new String[args.length + 2];
+            limited[0] = args[0];
+            limited[1] = args[1];
+            limited[2] = "--limit";
+            limited[3] = "2";
+            System.arraycopy(args, 2, limited, 4, args.length - 2);
+            runs.add(LockstepProcess.start(dir.resolve("exec-" + owner + ".stderr").toFile(), limited));
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(log) && Files.readAllLines(log).size() >= 2);
+        Thread.sleep(2_000);
+        assertThat(Files.readAllLines(log)).as("two run, the third waits").containsExactlyInAnyOrder("start 0", "start 1");
+        Files.createFile(go);
+        for (Process run : runs) {
+            assertThat(exitCode(run)).isZero();
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(6);
+        int running = 0;
+        int most = 0;
+        for (String line : lines) {
+            running += line.startsWith("start") ? 1 : -1;
+            most = Math.max(most, running);
+        }
+        assertThat(most).isEqualTo(2);
+    }
+
     /**
      * Two cron runs of one job on one host, labelled alike (the host name): the same owner
      * re-acquiring would extend one lease and both would run. Each exec owns its lease under a

@@ -177,6 +177,25 @@ class GatewayIT {
         assertThat(json(granted).path("lock").path("fencing_token").asLong()).isGreaterThan(first);
     }
 
+    /** A semaphore over HTTP: mode and limit pass to the worker, and a third holder is refused. */
+    @Test
+    void aSharedPermitOfALimitedResource() throws Exception {
+        String resource = fresh("pool");
+        String twoOf = ",\"ttl_seconds\":30,\"limit\":2}";
+        JsonNode first = json(call("POST", lock(resource), "{\"owner\":\"a\"" + twoOf));
+        assertThat(first.path("lock").path("mode").asText()).isEqualTo("shared");
+        assertThat(first.path("lock").path("permit").asInt()).isZero();
+        assertThat(json(call("POST", lock(resource), "{\"owner\":\"b\"" + twoOf)).path("lock").path("permit").asInt())
+                .isEqualTo(1);
+        assertThat(call("POST", lock(resource), "{\"owner\":\"c\"" + twoOf).statusCode()).isEqualTo(409);
+        HttpResponse<String> otherLimit = call("POST", lock(resource), "{\"owner\":\"c\",\"ttl_seconds\":30,\"limit\":3}");
+        assertProblem(otherLimit, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(otherLimit.body()).contains("admits 2 shared holders");
+        assertThat(json(call("GET", lock(resource), null)).path("holders").asInt()).isEqualTo(2);
+        assertThat(call("POST", lock(resource), "{\"owner\":\"w\",\"ttl_seconds\":30}").statusCode())
+                .as("the whole resource, while two share it").isEqualTo(409);
+    }
+
     @Test
     void theSeedsBehaviours() throws Exception {
         String resource = fresh("job");

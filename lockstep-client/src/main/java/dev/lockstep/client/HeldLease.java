@@ -72,6 +72,11 @@ public final class HeldLease implements AutoCloseable {
         return lease.fencingToken();
     }
 
+    /** The lease as the worker last reported it: its permit and share among them. */
+    public Lease lease() {
+        return lease;
+    }
+
     /** The expiry the worker last reported, in the worker's time. */
     public Instant expiresAt() {
         return lease.expiresAt();

@@ -15,9 +15,16 @@ import java.util.Optional;
  * @param takenOver whether it began as a takeover: the previous holder's lease had expired, not been
  *     released (the sign of a holder that stalled past its TTL while someone else started)
  * @param waited how long its holder waited in the resource's queue before it was granted, in log time
+ * @param permit which of the resource's permits it held: 0 for a lock
+ * @param exclusive whether it held the whole resource (a lock's, a writer's), not a shared permit
  */
 public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
-        End end, boolean takenOver, Optional<Duration> waited) {
+        End end, boolean takenOver, Optional<Duration> waited, int permit, boolean exclusive) {
+
+    public Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
+            End end, boolean takenOver, Optional<Duration> waited) {
+        this(owner, fencingToken, acquiredAt, expiresAt, endedAt, end, takenOver, waited, 0, true);
+    }
 
     public Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
             End end, boolean takenOver) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.core.Share;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.LeaseEvent.Kind;
 import java.time.Duration;
@@ -122,5 +123,34 @@ class HoldsTest {
         assertThat(html).doesNotContain("</script><script>alert").contains("\\u003c/script>");
         assertThat(html).as("nothing fetched from a network").doesNotContain("src=").doesNotContain("href=")
                 .doesNotContain("@import").doesNotContain("url(");
+    }
+
+    private void shared(Kind kind, String owner, long token, int permit, long at, Long expires) {
+        events.add(new LeaseEvent("t-0/" + events.size() + ".0", kind, "job", owner, token, T0.plusSeconds(at),
+                Optional.ofNullable(expires).map(T0::plusSeconds), "t-0@" + events.size(), Optional.of("r"),
+                Optional.empty(), Optional.empty(), permit, Share.shared(2)));
+    }
+
+    /** A semaphore's holders are held side by side, each followed by its permit, until a writer comes. */
+    @Test
+    void sharedHoldsRunSideBySideEachOnItsPermit() {
+        shared(Kind.GRANTED, "a", 1, 0, 0, 30L);
+        shared(Kind.GRANTED, "b", 2, 1, 5, 35L);
+        shared(Kind.EXTENDED, "a", 1, 0, 10, 60L);
+        shared(Kind.RELEASED, "b", 2, 1, 20, null);
+        shared(Kind.GRANTED, "c", 4, 1, 20, 50L);
+        shared(Kind.EXPIRED, "c", 4, 1, 50, null);
+        shared(Kind.RELEASED, "a", 1, 0, 55, null);
+        event(Kind.GRANTED, "w", 9, 70, 100L);
+        Holds holds = Holds.of("job", events);
+
+        assertThat(holds.all()).extracting(Hold::owner).containsExactly("a", "b", "c", "w");
+        assertThat(holds.all()).extracting(Hold::end).containsExactly(Hold.End.RELEASED, Hold.End.RELEASED,
+                Hold.End.EXPIRED, Hold.End.HELD);
+        assertThat(holds.all().get(0).expiresAt()).as("a's extension").isEqualTo(T0.plusSeconds(60));
+        assertThat(holds.allAt(T0.plusSeconds(25))).extracting(Hold::owner).containsExactly("a", "c");
+        assertThat(holds.allAt(T0.plusSeconds(25))).extracting(Hold::permit).containsExactly(0, 1);
+        assertThat(holds.allAt(T0.plusSeconds(80))).extracting(Hold::owner).containsExactly("w");
+        assertThat(holds.all().get(3).exclusive()).isTrue();
     }
 }
