@@ -8,6 +8,11 @@ export interface Lock {
   /** ISO-8601 UTC, as the worker wrote it */
   acquiredAt: string;
   expiresAt: string;
+  /** which of the resource's permits it holds: 0 for a lock */
+  permit: number;
+  /** 'exclusive' (the whole resource) or 'shared' (one of `limit` permits) */
+  mode: 'exclusive' | 'shared';
+  limit: number;
 }
 
 export type Outcome = 'acquired' | 'not_acquired' | 'renewed' | 'released' | 'locked' | 'not_found' | 'forbidden' | 'invalid';
@@ -65,13 +70,13 @@ export class LockClient {
   readonly replyPartition: number;
   start(): Promise<LockClient>;
   close(): Promise<void>;
-  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number }): Promise<Reply>;
+  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number; mode?: 'exclusive' | 'shared'; limit?: number }): Promise<Reply>;
   renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   status(resource: string, options?: { owner?: string; requestId?: string }): Promise<Reply>;
   cancel(acquire: Command): Promise<void>;
   send(command: Command): Promise<Reply>;
-  tryAcquire(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease | null>;
+  tryAcquire(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number, options?: { mode?: 'exclusive' | 'shared'; limit?: number }): Promise<HeldLease | null>;
   lock(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease>;
   withLock<T>(resource: string, owner: string, ttlSeconds: number, waitSeconds: number, action: (lease: HeldLease) => Promise<T>): Promise<T | null>;
 }

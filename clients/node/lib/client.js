@@ -99,13 +99,14 @@ class LockClient {
   }
 
   /**
-   * `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`). With `waitSeconds` (at most 300),
+   * `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`). `limit` (1 to 64) asks for one of the
+   * resource's shared permits (a semaphore), `mode: 'shared'` for a read-write lock's reader. With `waitSeconds` (at most 300),
    * held by another owner, it waits in the resource's queue: one command, one reply when its turn comes,
    * or `not_acquired` with `reply.reason` `wait_expired`. A timed-out acquire is cancelled.
    */
-  async acquire(resource, owner, ttl, { requestId, waitSeconds } = {}) {
+  async acquire(resource, owner, ttl, { requestId, waitSeconds, mode, limit } = {}) {
     const command = LockClient._command('acquire', resource, requestId, {
-      owner, ttl_seconds: ttl, wait_ms: waitSeconds ? Math.round(waitSeconds * 1000) : undefined,
+      owner, ttl_seconds: ttl, wait_ms: waitSeconds ? Math.round(waitSeconds * 1000) : undefined, mode, limit,
     });
     try {
       return await this._answer(command);
@@ -144,13 +145,13 @@ class LockClient {
    * doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
    * again with its ID, and cancelled when the wait is over.
    */
-  async tryAcquire(resource, owner, ttl, waitSeconds = 0) {
+  async tryAcquire(resource, owner, ttl, waitSeconds = 0, { mode, limit } = {}) {
     const deadline = now() + waitSeconds * 1000;
     let backoff = 50;
     for (;;) {
       const queueing = Math.floor(Math.min(Math.max(deadline - now(), 0), MAX_WAIT_MS));
       const command = LockClient._command('acquire', resource, undefined, {
-        owner, ttl_seconds: ttl, wait_ms: queueing || undefined,
+        owner, ttl_seconds: ttl, wait_ms: queueing || undefined, mode, limit,
       });
       const firstSent = now();
       let reply;

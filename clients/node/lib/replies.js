@@ -25,7 +25,11 @@ function parseReply(value) {
     if (typeof l.resource !== 'string' || typeof l.owner !== 'string' || !Number.isInteger(l.fencing_token)) {
       return null;
     }
-    lock = { resource: l.resource, owner: l.owner, fencingToken: l.fencing_token, acquiredAt: l.acquired_at, expiresAt: l.expires_at };
+    lock = {
+      resource: l.resource, owner: l.owner, fencingToken: l.fencing_token, acquiredAt: l.acquired_at, expiresAt: l.expires_at,
+      permit: Number.isInteger(l.permit) ? l.permit : 0, mode: l.mode === 'shared' ? 'shared' : 'exclusive',
+      limit: Number.isInteger(l.limit) ? l.limit : 1,
+    };
   }
   return {
     requestId: body.request_id, type: body.type ?? null, resource: body.resource ?? null, outcome: body.outcome,
@@ -57,9 +61,23 @@ function mismatch(command, reply) {
     if (command.fencing_token !== undefined && lease.fencingToken !== command.fencing_token) {
       wrong.push(`lease token ${lease.fencingToken}`);
     }
+    if (command.type === 'acquire') {
+      // A caller that asked for the whole resource never takes a shared permit for it.
+      const [mode, limit] = askedShare(command);
+      if (lease.mode !== mode || lease.limit !== limit) wrong.push(`a lease ${lease.mode} of ${lease.limit}`);
+    }
   }
   return wrong.length === 0 ? null
     : `reply to request ${reply.requestId} names ${wrong.join(', ')}, but the request was ${command.type} of ${command.resource}`;
+}
+
+/**
+ * [mode, limit] an acquire asks for, as the worker reads it: a limit alone, or mode shared, is shared (of 64
+ * unless the limit says); neither is the whole resource.
+ */
+function askedShare(command) {
+  if (command.mode === 'exclusive' || (command.mode === undefined && command.limit === undefined)) return ['exclusive', 1];
+  return ['shared', command.limit !== undefined ? command.limit : 64];
 }
 
 module.exports = { parseReply, mismatch };

@@ -17,7 +17,7 @@ async function call(client, step, resource, token) {
       await lease.release();
       return { outcome: 'acquired', lock: lease.lock };
     }
-    case 'acquire': return client.acquire(resource, step.owner, step.ttl);
+    case 'acquire': return client.acquire(resource, step.owner, step.ttl, { mode: step.mode, limit: step.limit });
     case 'renew': return client.renew(resource, step.owner, step.ttl, { fencingToken: token });
     case 'release': return client.release(resource, step.owner, { fencingToken: token });
     case 'status': return client.status(resource);
@@ -57,6 +57,7 @@ describe('protocol cases', () => {
         if (step.same_token) assert.equal(reply.lock.fencingToken, saved[step.same_token], where);
         if (step.greater_token) assert.ok(reply.lock.fencingToken > saved[step.greater_token], where);
         if (step.lock_owner) assert.equal(reply.lock.owner, step.lock_owner, where);
+        if (step.permit !== undefined) assert.equal(reply.lock.permit, step.permit, where);
         if (step.retry_after) assert.ok(reply.retryAfterMs > 0, where);
       }
     });

@@ -39,3 +39,14 @@ it('reads no reply from a malformed record', () => {
   assert.equal(parseReply(Buffer.from('not json')), null);
   assert.equal(parseReply(Buffer.from('{"outcome":"locked"}')), null);
 });
+
+it('refuses a grant of another share than the acquire asked for', () => {
+  const acquire = { request_id: 'r1', type: 'acquire', resource: 'a', owner: 'alice', ttl_seconds: 30 };
+  const shared = { resource: 'a', owner: 'alice', fencing_token: 7, acquired_at: 'x', expires_at: 'y', mode: 'shared', limit: 4, permit: 1 };
+  const granted = reply({ type: 'acquire', outcome: 'acquired', lock: shared });
+  assert.equal(granted.lock.permit, 1);
+  assert.match(mismatch(acquire, granted), /a lease shared of 4/);
+  assert.equal(mismatch({ ...acquire, limit: 4 }, granted), null);
+  assert.match(mismatch({ ...acquire, limit: 5 }, granted), /a lease shared of 4/);
+  assert.equal(mismatch({ ...acquire, mode: 'shared' }, reply({ type: 'acquire', outcome: 'acquired', lock: { ...shared, limit: 64 } })), null);
+});

@@ -23,6 +23,11 @@ export async function calls(): Promise<number> {
     const ran: string | null = await client.withLock('job', 'worker-1', 10, 0, async () => held ?? 'none');
     const lease = await client.tryAcquire('job', 'worker-1', 10, 1);
     await lease?.release();
+    const permit = await client.acquire('pool', 'worker-1', 10, { limit: 4 });
+    const which: number = permit.lock?.permit ?? 0;
+    const reader = await client.tryAcquire('doc', 'worker-1', 10, 1, { mode: 'shared' });
+    await reader?.release();
+    if (which < 0) return which;
     return partitionOf('payment:42', 12) + (ran === null ? 0 : 1);
   } catch (e) {
     if (e instanceof InvalidCommandError) return e.fields.length;

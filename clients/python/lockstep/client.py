@@ -116,14 +116,15 @@ class LockClient:
 
     # -- the four commands -------------------------------------------------------------------------
 
-    def acquire(self, resource, owner, ttl, request_id=None, wait=None):
+    def acquire(self, resource, owner, ttl, request_id=None, wait=None, mode=None, limit=None):
         """``acquired`` (``reply.lock``) or ``not_acquired`` (``reply.retry_after_ms``). With ``wait``
         (seconds, at most 300), held by another owner, it waits in the resource's queue: one command, one
         reply when its turn comes, or ``not_acquired`` with ``reply.reason`` ``wait_expired``. A timed-out
         acquire is cancelled (LockTimeout.cancelled): it leaves the queue, or a lease granted late is
-        released at once."""
+        released at once. ``limit`` (1 to 64) asks for one of the resource's shared permits (a semaphore);
+        ``mode="shared"`` for a read-write lock's reader (its writer gives no mode)."""
         command = self._command("acquire", resource, request_id, owner=owner, ttl_seconds=ttl,
-                                wait_ms=int(wait * 1000) if wait else None)
+                                wait_ms=int(wait * 1000) if wait else None, mode=mode, limit=limit)
         try:
             return self._answer(command)
         except LockTimeout:
@@ -153,7 +154,7 @@ class LockClient:
 
     # -- waiting and holding -----------------------------------------------------------------------
 
-    def try_acquire(self, resource, owner, ttl, wait=0.0):
+    def try_acquire(self, resource, owner, ttl, wait=0.0, mode=None, limit=None):
         """A HeldLease (renewing itself), or None when the lock could not be had within ``wait`` seconds.
         Each attempt waits in the resource's queue for what is left of ``wait`` (at most 300 s; a longer
         wait queues again when one ends): the worker grants it when its turn comes, no polling. An
@@ -165,7 +166,7 @@ class LockClient:
         while True:
             queueing = int(min(max(deadline - time.monotonic(), 0.0), MAX_WAIT_SECONDS) * 1000)
             command = self._command("acquire", resource, None, owner=owner, ttl_seconds=ttl,
-                                    wait_ms=queueing or None)
+                                    wait_ms=queueing or None, mode=mode, limit=limit)
             first_sent = time.monotonic()
             while True:
                 try:
@@ -187,11 +188,11 @@ class LockClient:
             time.sleep(max(pause, 0.001))
             backoff = min(backoff * 2, 1.0)
 
-    def lock(self, resource, owner, ttl, wait=0.0):
+    def lock(self, resource, owner, ttl, wait=0.0, mode=None, limit=None):
         """A HeldLease for a ``with`` block: renewed while the block runs, released as it ends; raises
         NotAcquired when the lock could not be had within ``wait`` seconds."""
         from .errors import NotAcquired
-        lease = self.try_acquire(resource, owner, ttl, wait)
+        lease = self.try_acquire(resource, owner, ttl, wait, mode, limit)
         if lease is None:
             raise NotAcquired("%s is held by another owner (waited %.1f s)" % (resource, wait))
         return lease

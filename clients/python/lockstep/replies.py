@@ -19,6 +19,11 @@ class Lock:
     fencing_token: int
     acquired_at: str
     expires_at: str
+    permit: int = 0
+    """Which of the resource's permits it holds: 0 for a lock."""
+    mode: str = "exclusive"
+    """``exclusive`` (the whole resource) or ``shared`` (one of ``limit`` permits)."""
+    limit: int = 1
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,8 @@ class Reply:
         if lock is not None:
             try:
                 lock = Lock(lock["resource"], lock["owner"], int(lock["fencing_token"]), lock["acquired_at"],
-                            lock["expires_at"])
+                            lock["expires_at"], int(lock.get("permit", 0)), lock.get("mode", "exclusive"),
+                            int(lock.get("limit", 1)))
             except (KeyError, TypeError, ValueError):
                 return None
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
@@ -90,7 +96,19 @@ def mismatch(command, reply):
         token = command.get("fencing_token")
         if token is not None and lease.fencing_token != token:
             wrong.append("lease token %d" % lease.fencing_token)
+        if kind == "acquire" and (lease.mode, lease.limit) != asked_share(command):
+            # A caller that asked for the whole resource never takes a shared permit for it.
+            wrong.append("a lease %s of %d" % (lease.mode, lease.limit))
     if not wrong:
         return None
     return "reply to request %s names %s, but the request was %s of %s" % (
         reply.request_id, ", ".join(wrong), kind, command["resource"])
+
+
+def asked_share(command):
+    """(mode, limit) an acquire asks for, as the worker reads it: a limit alone, or mode shared, is shared
+    (of 64 unless the limit says); neither is the whole resource."""
+    mode, limit = command.get("mode"), command.get("limit")
+    if mode == "exclusive" or (mode is None and limit is None):
+        return "exclusive", 1
+    return "shared", limit if limit is not None else 64

@@ -55,6 +55,8 @@ def run_case(test, client, case):
             test.assertGreater(lock.fencing_token, saved[step["greater_token"]], where)
         if "lock_owner" in step:
             test.assertEqual(step["lock_owner"], lock.owner, where)
+        if "permit" in step:
+            test.assertEqual(step["permit"], lock.permit, where)
         if step.get("retry_after"):
             test.assertGreater(retry_after_ms, 0, where)
 
@@ -68,7 +70,7 @@ def call_client(client, call, resource, step, token):
         lease.release()
         return "acquired", lease.lock, None
     if call == "acquire":
-        reply = client.acquire(resource, step["owner"], step["ttl"])
+        reply = client.acquire(resource, step["owner"], step["ttl"], mode=step.get("mode"), limit=step.get("limit"))
     elif call == "renew":
         reply = client.renew(resource, step["owner"], step["ttl"], fencing_token=token)
     elif call == "release":

@@ -258,6 +258,17 @@ class Matching(unittest.TestCase):
         self.assertIn("lease owner bob", why)
         self.assertIn("lease token 8", why)
 
+    def test_a_grant_of_another_share_than_asked_is_refused(self):
+        acquire = {"request_id": "r1", "type": "acquire", "resource": "a", "owner": "alice", "ttl_seconds": 30}
+        shared = {"resource": "a", "owner": "alice", "fencing_token": 7, "acquired_at": "x", "expires_at": "y",
+                  "mode": "shared", "limit": 4, "permit": 1}
+        reply = self.reply(type="acquire", outcome="acquired", lock=shared)
+        self.assertIn("a lease shared of 4", mismatch(acquire, reply))
+        self.assertIsNone(mismatch(dict(acquire, limit=4), reply))
+        self.assertIn("a lease shared of 4", mismatch(dict(acquire, limit=5), reply))
+        self.assertIsNone(mismatch(dict(acquire, mode="shared"), self.reply(
+            type="acquire", outcome="acquired", lock=dict(shared, limit=64))))
+
     def test_an_invalid_reply_may_name_no_type_or_resource(self):
         self.assertIsNone(mismatch(self.command, self.reply(type=None, resource=None, outcome="invalid", lock=None,
                                                               problem={"detail": "x"})))

@@ -77,18 +77,26 @@ final class LocksCommand implements Callable<Integer> {
         if (format == Format.JSON) {
             ObjectNode root = new ObjectMapper().createObjectNode();
             ArrayNode leases = root.putArray("leases");
-            page.leases().forEach(lease -> leases.addObject().put("resource", lease.resource()).put("owner", lease.owner())
-                    .put("fencing_token", lease.fencingToken())
-                    .put("acquired_at", ReplyEncoder.formatTime(lease.acquiredAt()))
-                    .put("expires_at", ReplyEncoder.formatTime(lease.expiresAt()))
-                    .put("time_left_ms", lease.remainingAt(now).toMillis()));
+            page.leases().forEach(lease -> {
+                ObjectNode row = leases.addObject().put("resource", lease.resource()).put("owner", lease.owner())
+                        .put("fencing_token", lease.fencingToken())
+                        .put("acquired_at", ReplyEncoder.formatTime(lease.acquiredAt()))
+                        .put("expires_at", ReplyEncoder.formatTime(lease.expiresAt()))
+                        .put("time_left_ms", lease.remainingAt(now).toMillis());
+                if (!lease.share().exclusive()) {
+                    row.put("mode", lease.share().mode().wireName()).put("limit", lease.share().limit())
+                            .put("permit", lease.permit());
+                }
+            });
             page.next().ifPresentOrElse(next -> root.put("next_after", next), () -> root.putNull("next_after"));
             out.println(root);
         } else {
             out.printf("%-40s %-24s %12s  %-24s  %-24s  %s%n", "resource", "owner", "token", "acquired_at", "expires_at",
                     "left");
             for (Lease lease : page.leases()) {
-                out.printf("%-40s %-24s %12d  %-24s  %-24s  %s%n", lease.resource(), lease.owner(), lease.fencingToken(),
+                String resource = lease.share().exclusive() ? lease.resource()
+                        : lease.resource() + " #" + lease.permit() + "/" + lease.share().limit();
+                out.printf("%-40s %-24s %12d  %-24s  %-24s  %s%n", resource, lease.owner(), lease.fencingToken(),
                         ReplyEncoder.formatTime(lease.acquiredAt()), ReplyEncoder.formatTime(lease.expiresAt()),
                         left(lease.remainingAt(now)));
             }

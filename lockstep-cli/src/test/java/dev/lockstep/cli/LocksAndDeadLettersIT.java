@@ -115,6 +115,25 @@ class LocksAndDeadLettersIT {
         assertThat(lockstep("locks", "--limit", "0").code()).isEqualTo(ExitCodes.USAGE);
     }
 
+    /** A semaphore's holders are listed each on its permit, and never split between two pages. */
+    @Test
+    void locksListsASharedResourcesHoldersOnOnePage() throws Exception {
+        for (String owner : List.of("a", "b", "c")) {
+            assertThat(env.call(acquire(newId(), "pool:x", owner, 600).put("limit", 3)).path("outcome").asText())
+                    .isEqualTo("acquired");
+        }
+        assertThat(env.call(acquire(newId(), "pool:y", "d", 600)).path("outcome").asText()).isEqualTo("acquired");
+        JsonNode first = lockstep("locks", "--prefix", "pool:", "--limit", "2", "--format", "json").lines().get(0);
+        assertThat(first.path("leases").findValuesAsText("resource")).containsExactly("pool:x", "pool:x", "pool:x");
+        assertThat(first.path("leases").findValuesAsText("permit")).containsExactly("0", "1", "2");
+        assertThat(first.path("next_after").asText()).isEqualTo("pool:x");
+        JsonNode second = lockstep("locks", "--prefix", "pool:", "--limit", "2", "--after", "pool:x", "--format",
+                "json").lines().get(0);
+        assertThat(second.path("leases").findValuesAsText("resource")).containsExactly("pool:y");
+        assertThat(second.path("leases").get(0).has("permit")).as("a lock's row as before").isFalse();
+        assertThat(lockstep("locks", "--prefix", "pool:").out()).contains("pool:x #1/3");
+    }
+
     @Test
     void dlqShowsWhyAndReplaysOneOnceItsCauseIsFixed() throws Exception {
         String garbled = "garbled-" + newId();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Share;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
@@ -112,10 +113,21 @@ class ClientCasesIT {
             if (step.has("lock_owner")) {
                 assertThat(result.lease().orElseThrow().owner()).as(where).isEqualTo(step.path("lock_owner").asText());
             }
+            if (step.has("permit")) {
+                assertThat(result.lease().orElseThrow().permit()).as(where).isEqualTo(step.path("permit").asInt());
+            }
             if (step.path("retry_after").asBoolean()) {
                 assertThat(result.retryAfter().orElseThrow()).as(where).isPositive();
             }
         }
+    }
+
+    /** The step's share: {@code limit} alone or {@code mode} shared ask for a shared permit, as on the wire. */
+    private static Share share(JsonNode step) {
+        if (step.path("mode").asText().equals("exclusive") || !step.has("mode") && !step.has("limit")) {
+            return Share.EXCLUSIVE;
+        }
+        return Share.shared(step.has("limit") ? step.path("limit").asInt() : Share.MAX_LIMIT);
     }
 
     private static Result call(JsonNode step, String resource, OptionalLong token) {
@@ -124,7 +136,7 @@ class ClientCasesIT {
         Duration ttl = Duration.ofSeconds(step.path("ttl").asLong());
         try {
             return switch (step.path("call").asText()) {
-                case "acquire" -> Result.of(blocking.acquire(resource, owner, ttl));
+                case "acquire" -> Result.of(blocking.acquire(resource, owner, ttl, Duration.ZERO, share(step)));
                 case "renew" -> Result.of(blocking.renew(resource, owner, ttl, token));
                 case "release" -> Result.of(blocking.release(resource, owner, token));
                 case "status" -> Result.of(blocking.status(resource));

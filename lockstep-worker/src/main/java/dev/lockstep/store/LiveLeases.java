@@ -1,6 +1,7 @@
 package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Share;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,7 +49,8 @@ public final class LiveLeases {
             select.setString(4, owner.orElse(null));
             select.setString(5, owner.orElse(null));
             select.setString(6, after);
-            select.setInt(7, limit + 1);
+            // Enough to finish the last resource of the page: one has at most that many permits.
+            select.setInt(7, limit + Share.MAX_LIMIT);
             List<Lease> leases = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
@@ -56,8 +58,15 @@ public final class LiveLeases {
                 }
             }
             if (leases.size() > limit) {
-                leases = leases.subList(0, limit);
-                return new Page(leases, Optional.of(leases.get(limit - 1).resource()));
+                // A resource's permits are never split between pages: the page ends after its last.
+                String last = leases.get(limit - 1).resource();
+                int end = limit;
+                while (end < leases.size() && leases.get(end).resource().equals(last)) {
+                    end++;
+                }
+                if (end < leases.size()) {
+                    return new Page(leases.subList(0, end), Optional.of(last));
+                }
             }
             return new Page(leases, Optional.empty());
         } catch (SQLException e) {
