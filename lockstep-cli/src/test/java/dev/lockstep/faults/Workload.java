@@ -1,6 +1,7 @@
 package dev.lockstep.faults;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.CommandEncoder;
 import java.time.Duration;
@@ -26,7 +27,9 @@ import org.awaitility.Awaitility;
  * its own pace without waiting for replies (the replies are read back from the topic when the
  * run is over). Some commands are published twice with the same request ID, as a client that
  * timed out and retried would. One acquire in four waits in the queue; now and then a client
- * cancels its latest acquire, as one that gave up on it would. A request counts as sent once the broker acknowledged it.
+ * cancels its latest acquire, as one that gave up on it would. Of four or more resources, one is a
+ * semaphore of two and one a read-write lock, so that every fault run checks shares too. A request
+ * counts as sent once the broker acknowledged it.
  */
 final class Workload implements AutoCloseable {
 
@@ -92,16 +95,33 @@ final class Workload implements AutoCloseable {
     }
 
     private Command next(Random random, String owner, String requestId) {
+        int index = random.nextInt(resources);
         // Named per run: runs that share a database (the soak's rounds) must not share leases.
-        String resource = "s" + seed + "-res-" + random.nextInt(resources);
+        String resource = "s" + seed + "-res-" + index;
         Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
         int dice = random.nextInt(100);
+        Share share = share(random, index);
         return dice < 10 ? new Command.Acquire(requestId, resource, owner, ttl,
-                        Duration.ofMillis(200 + random.nextInt(1_800)))
-                : dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl)
+                        Duration.ofMillis(200 + random.nextInt(1_800)), share)
+                : dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share)
                 : dice < 60 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                 : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                 : new Command.Status(requestId, resource);
+    }
+
+    /**
+     * The share an acquire of the resource asks for: of four or more resources, the last is a
+     * semaphore of two and the one before it a read-write lock (readers and writers at random);
+     * the others, and those of smaller runs, are locks.
+     */
+    private Share share(Random random, int index) {
+        if (resources >= 4 && index == resources - 1) {
+            return Share.shared(2);
+        }
+        if (resources >= 4 && index == resources - 2) {
+            return random.nextBoolean() ? Share.shared(Share.MAX_LIMIT) : Share.EXCLUSIVE;
+        }
+        return Share.EXCLUSIVE;
     }
 
     private void publish(Command command) {
