@@ -52,6 +52,12 @@ class ExecIT {
             "--reply-topic", env.topics().replies(), "--", "sh", "-c", script};
     }
 
+    /** A job that logs {@code start} (shell words expanded), runs until {@code go} exists (at most a minute), logs {@code end}. */
+    private static String untilGo(String start, Path log, Path go) {
+        return "echo \"" + start + "\" >> " + log + "; i=0; while [ ! -f " + go
+                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo end >> " + log;
+    }
+
     private static int exitCode(Process process) throws InterruptedException {
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exec finished").isTrue();
         return process.exitValue();
@@ -86,8 +92,7 @@ class ExecIT {
     void atMostTheLimitOfJobsRunAtOnce() throws Exception {
         Path log = dir.resolve("limited.log");
         Path go = dir.resolve("limited.go");
-        String job = "echo \"start $LOCKSTEP_PERMIT\" >> " + log + "; i=0; while [ ! -f " + go
-                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo end >> " + log;
+        String job = untilGo("start $LOCKSTEP_PERMIT", log, go);
         List<Process> runs = new ArrayList<>();
         for (String owner : List.of("a", "b", "c")) {
             String[] args = execArgs("pool-job", owner, 5, 60, job);
@@ -128,8 +133,7 @@ class ExecIT {
         Path go = dir.resolve("same-owner.go");
         // Each job runs until the test says so (at most a minute): the first is surely still running
         // while the second exec tries, however slowly the machine starts a JVM.
-        String job = "echo \"start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_OWNER\" >> " + log + "; i=0; while [ ! -f " + go
-                + " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; echo end >> " + log;
+        String job = untilGo("start $LOCKSTEP_FENCING_TOKEN $LOCKSTEP_OWNER", log, go);
         Process first = exec("cron-job", "host-1", 5, 0, job);
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log));
         Process impatient = exec("cron-job", "host-1", 5, 0, job);

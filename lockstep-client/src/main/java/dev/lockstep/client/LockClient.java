@@ -110,10 +110,7 @@ public final class LockClient implements AutoCloseable {
         return acquire(resource, owner, ttl, wait, Share.EXCLUSIVE);
     }
 
-    /**
-     * Acquires {@code share} of the resource: the whole of it, or one of its shared permits (a
-     * semaphore's, of {@link Share#limit()}; a read-write lock's reader), waiting as above.
-     */
+    /** Acquires {@code share} of the resource: the whole of it, or a shared permit (a semaphore's, a reader's). */
     public CompletableFuture<Verdict> acquire(String resource, String owner, Duration ttl, Duration wait, Share share) {
         return send(new Command.Acquire(newRequestId(), resource, owner, ttl, wait, share))
                 .thenApply(ReplyMessage::reply);
