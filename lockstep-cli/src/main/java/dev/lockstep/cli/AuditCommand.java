@@ -86,7 +86,7 @@ final class AuditCommand implements Callable<Integer> {
             return holds;
         }
         if (window.at != null) {
-            return holds.only(holds.at(window.at).map(List::of).orElse(List.of()));
+            return holds.only(holds.allAt(window.at));
         }
         Instant from = Optional.ofNullable(window.from).orElse(Instant.MIN);
         Instant to = Optional.ofNullable(window.to).orElse(Instant.MAX);

@@ -2,13 +2,17 @@ package dev.lockstep.cli;
 
 import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Share;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /** {@code acquire}, {@code renew}, {@code release}, {@code status}: one command, one reply, through the client. */
@@ -39,13 +43,29 @@ final class LockCommands {
                         + "the lock, one command, granted in the order callers queued. Default: ${DEFAULT-VALUE}.")
         long waitSeconds;
 
+        @Option(names = "--limit", paramLabel = "N", description = "Acquire one of the resource's N shared permits "
+                + "(a semaphore of N, 1 to " + Share.MAX_LIMIT + "), not the whole of it.")
+        Integer limit;
+
+        @Option(names = "--shared", description = "Acquire a shared permit: a read-write lock's reader (of "
+                + Share.MAX_LIMIT + " unless --limit says); its writer acquires without.")
+        boolean shared;
+
         @Mixin
         ClientOptions client;
 
+        @Spec
+        CommandSpec spec;
+
         @Override
         public Integer call() {
+            if (limit != null && (limit < 1 || limit > Share.MAX_LIMIT)) {
+                throw new ParameterException(spec.commandLine(), "--limit is 1 to " + Share.MAX_LIMIT + ", not " + limit);
+            }
+            Share share = limit == null && !shared ? Share.EXCLUSIVE
+                    : Share.shared(limit == null ? Share.MAX_LIMIT : limit);
             return client.call(new Command.Acquire(LockClient.newRequestId(), resource, owner, Duration.ofSeconds(ttl),
-                    Duration.ofSeconds(waitSeconds)));
+                    Duration.ofSeconds(waitSeconds), share));
         }
     }
 

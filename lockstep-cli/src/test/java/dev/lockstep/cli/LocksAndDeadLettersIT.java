@@ -118,7 +118,12 @@ class LocksAndDeadLettersIT {
     /** A semaphore's holders are listed each on its permit, and never split between two pages. */
     @Test
     void locksListsASharedResourcesHoldersOnOnePage() throws Exception {
-        for (String owner : List.of("a", "b", "c")) {
+        Run byCli = lockstep("acquire", "pool:x", "--owner", "a", "--ttl", "600", "--limit", "3");
+        assertThat(byCli.code()).as(byCli.err()).isZero();
+        assertThat(byCli.out()).contains("\"permit\":0").contains("\"limit\":3");
+        assertThat(lockstep("acquire", "pool:x", "--owner", "z", "--ttl", "600", "--limit", "0").code())
+                .isEqualTo(ExitCodes.USAGE);
+        for (String owner : List.of("b", "c")) {
             assertThat(env.call(acquire(newId(), "pool:x", owner, 600).put("limit", 3)).path("outcome").asText())
                     .isEqualTo("acquired");
         }

@@ -2,6 +2,9 @@ package dev.lockstep.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.lockstep.audit.Audit;
+import dev.lockstep.audit.Hold;
+import dev.lockstep.audit.Holds;
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Lease;
@@ -90,6 +93,12 @@ class SharesIT {
         assertThat(held).as("every caller's every round was served").isEqualTo(18);
         assertThat(most.get()).as("never more than the limit, and the limit used").isEqualTo(2);
         assertThat(permits).hasSize(18);
+        // The auditor's view, from the events: 18 holds, side by side two at a time at most.
+        Holds holds = new Audit(env.kafka(), env.topics().events()).resource("sem:nightly");
+        assertThat(holds.all()).hasSize(18);
+        assertThat(holds.all().stream().mapToInt(hold -> holds.allAt(hold.acquiredAt()).size()).max().orElse(0))
+                .isEqualTo(2);
+        assertThat(holds.all()).extracting(Hold::exclusive).containsOnly(false);
         assertReplayed();
     }
 

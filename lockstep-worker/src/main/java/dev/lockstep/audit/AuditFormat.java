@@ -35,6 +35,9 @@ public enum AuditFormat {
             node.put("end", hold.end().wireName());
             node.put("taken_over", hold.takenOver());
             hold.waited().ifPresent(waited -> node.put("waited_ms", waited.toMillis()));
+            if (!hold.exclusive()) {
+                node.put("permit", hold.permit());
+            }
         }
         return root;
     }
@@ -58,7 +61,8 @@ public enum AuditFormat {
                         ReplyEncoder.formatTime(hold.acquiredAt()), ReplyEncoder.formatTime(hold.until()),
                         (hold.end() == Hold.End.HELD ? "held (expires then)" : hold.end().wireName())
                                 + (hold.takenOver() ? "; took over an expired lease" : "")
-                                + hold.waited().map(w -> "; waited " + w.toMillis() + " ms in the queue").orElse("")));
+                                + hold.waited().map(w -> "; waited " + w.toMillis() + " ms in the queue").orElse("")
+                                + (hold.exclusive() ? "" : "; shared, permit " + hold.permit())));
             }
         }
         return out.toString();

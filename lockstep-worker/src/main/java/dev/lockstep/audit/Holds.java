@@ -16,7 +16,7 @@ import java.util.Set;
  *
  * <pre>{@code
  * Holds holds = Holds.of("nightly-report", events);
- * holds.at(Instant.parse("2026-12-03T02:00:00Z"));     // who held it then: zero or one hold
+ * holds.allAt(Instant.parse("2026-12-03T02:00:00Z"));  // who held it then: a lock's one, a semaphore's several
  * }</pre>
  */
 public final class Holds {
