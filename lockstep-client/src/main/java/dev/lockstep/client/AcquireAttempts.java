@@ -38,19 +38,28 @@ final class AcquireAttempts {
     private final String owner;
     private final Duration ttl;
     private final Share share;
+    private final Optional<String> value;
     private final Instant deadline;
     private final CompletableFuture<Optional<HeldLease>> result = new CompletableFuture<>();
     private Duration backoff = FIRST_BACKOFF;
     /** The acquire attempted now (sent again as it is: the same request ID asks the same), and when it was first sent. */
     private Command.Acquire current;
     private Instant firstSent;
+    private boolean abandoned;
 
     AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Share share, Instant deadline) {
+        this(client, resource, owner, ttl, share, Optional.empty(), deadline);
+    }
+
+    /** @param value what the lease publishes (a leader's address) */
+    AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Share share,
+            Optional<String> value, Instant deadline) {
         this.client = client;
         this.resource = resource;
         this.owner = owner;
         this.ttl = ttl;
         this.share = share;
+        this.value = value;
         this.deadline = deadline;
     }
 
@@ -59,9 +68,26 @@ final class AcquireAttempts {
         return result;
     }
 
-    private void attempt(String id) {
+    /**
+     * The caller gives up before the result came: the acquire attempted now is cancelled (it
+     * leaves the queue, or the lease it was granted is released right after), no other is sent,
+     * and the result is empty. Completes once the broker has the cancellation.
+     */
+    synchronized CompletableFuture<Void> abandon() {
+        if (abandoned || result.isDone()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        abandoned = true;
+        result.complete(Optional.empty());
+        return current == null ? CompletableFuture.completedFuture(null) : client.cancelled(current);
+    }
+
+    private synchronized void attempt(String id) {
+        if (abandoned) {
+            return;
+        }
         if (current == null || !id.equals(current.requestId())) {
-            current = new Command.Acquire(id, resource, owner, ttl, queueing(), share);
+            current = new Command.Acquire(id, resource, owner, ttl, queueing(), share, value);
             firstSent = client.clock().instant();
         }
         Instant sentAt = firstSent;
@@ -77,6 +103,12 @@ final class AcquireAttempts {
 
     private void onReply(Command.Acquire acquire, Instant sentAt, ReplyMessage message, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        synchronized (this) {
+            if (abandoned) {
+                // Its cancellation is published: a grant this acquire got is released by it.
+                return;
+            }
+        }
         if (cause instanceof LockTimeoutException && !remaining().isZero()) {
             attempt(acquire.requestId());
         } else if (cause instanceof LockTimeoutException) {

@@ -156,21 +156,33 @@ public final class HeldLease implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        closeAsync().join();
+    }
+
+    /**
+     * As {@link #close()}, without waiting for the release's reply: for a caller on the client's
+     * own threads (a listener), which must not block on a reply those threads deliver.
+     */
+    public CompletableFuture<Void> closeAsync() {
+        synchronized (this) {
+            if (closed) {
+                return CompletableFuture.completedFuture(null);
+            }
+            checkExpiry();
+            closed = true;
         }
-        checkExpiry();
-        closed = true;
         cancelTimers();
         if (isLost()) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        try {
-            client.release(lease.resource(), lease.owner(), OptionalLong.of(lease.fencingToken())).join();
-        } catch (RuntimeException e) {
-            // The lease will expire on its own; the next holder gets a greater token either way.
-            LOG.warn("releasing {} failed; it will expire at {}: {}", lease.resource(), lease.expiresAt(),
-                    e.getMessage());
-        }
+        return client.release(lease.resource(), lease.owner(), OptionalLong.of(lease.fencingToken()))
+                .handle((reply, error) -> {
+                    if (error != null) {
+                        // The lease will expire on its own; the next holder gets a greater token either way.
+                        LOG.warn("releasing {} failed; it will expire at {}: {}", lease.resource(), lease.expiresAt(),
+                                error.getMessage());
+                    }
+                    return null;
+                });
     }
 }

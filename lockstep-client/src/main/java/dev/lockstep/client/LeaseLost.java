@@ -18,6 +18,8 @@ public record LeaseLost(String resource, long fencingToken, Reason reason, Insta
          * No renewal succeeded before the lease's expiry by the local clock, minus the safety
          * margin: the worker may already consider it expired.
          */
-        EXPIRED
+        EXPIRED,
+        /** Its holder gave it up: a {@link LeaderElection} resigned. A closed {@link HeldLease} never reports it. */
+        RESIGNED
     }
 }

@@ -166,7 +166,7 @@ public final class PartitionMachine {
             List<Lease> ended = state.expireUntil(now);
             ended.forEach(lease -> {
                 events.write(LeaseEvent.Kind.EXPIRED, lease, lease.expiresAt(), Optional.empty());
-                queueing.freed(lease.resource());
+                queueing.freed(lease);
             });
             queueing.endWaits();
         }
@@ -250,7 +250,7 @@ public final class PartitionMachine {
             decision.write().ifPresent(written -> record(written, decision.verdict(),
                     holders.atPermit(written.permit()), now, state, events, cancels));
             if (decision.verdict() instanceof Verdict.Released) {
-                queueing.freed(command.resource());
+                decision.write().ifPresent(queueing::freed);
             }
             if (decision.verdict() instanceof Verdict.NotAcquired refused && command instanceof Command.Acquire acquire
                     && acquire.waits()) {

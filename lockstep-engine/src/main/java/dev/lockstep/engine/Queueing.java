@@ -14,8 +14,10 @@ import dev.lockstep.protocol.ReplyEncoder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -39,6 +41,8 @@ final class Queueing {
     // Most records decide no waiter: nothing is built for them.
     private List<Outbound.ReplyRecord> replies = List.of();
     private final Set<String> freed = new LinkedHashSet<>();
+    // The announced leases (with a value) that ended at this record, the last one per resource.
+    private Map<String, Lease> announced = Map.of();
 
     Queueing(Inbound record, Instant now, PartitionState state, EventWriter events, EngineSettings settings) {
         this.record = record;
@@ -65,9 +69,15 @@ final class Queueing {
         }
     }
 
-    /** The resource's lease ended, or was released, at this record. */
-    void freed(String resource) {
-        freed.add(resource);
+    /** The lease ended, or was released, at this record. */
+    void freed(Lease ended) {
+        freed.add(ended.resource());
+        if (ended.value().isPresent()) {
+            if (announced.isEmpty()) {
+                announced = new LinkedHashMap<>();
+            }
+            announced.put(ended.resource(), ended);
+        }
     }
 
     /**
@@ -103,9 +113,17 @@ final class Queueing {
                 .max(Duration::compareTo).orElse(Duration.ZERO);
     }
 
-    /** Each resource freed at this record to its waiters, first come first, as many as it has room for. */
+    /**
+     * Each resource freed at this record to its waiters, first come first, as many as it has room
+     * for; then each resource an announced lease left that nobody holds now is said to be vacant.
+     */
     void handOvers() {
         freed.forEach(this::handOver);
+        announced.values().forEach(ended -> {
+            if (state.holders(ended.resource()).liveAt(now).isEmpty()) {
+                events.vacant(ended);
+            }
+        });
     }
 
     /** Whether the acquire, refused because another owner holds its resource, joined the queue (not when it is full). */

@@ -20,9 +20,11 @@ import java.util.Optional;
  * @param route where its one reply goes
  * @param correlationId its {@code kafka_correlationId}, copied onto that reply
  * @param share the share of the resource it waits for
+ * @param value the value its lease is to publish
  */
 public record Waiter(String resource, String requestId, String owner, Duration ttl, long offset, Instant queuedAt,
-        Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint, Share share) {
+        Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint, Share share,
+        Optional<String> value) {
 
     /** By deadline, then by place in the log: the order waits end in. */
     static final Comparator<Waiter> BY_DEADLINE = Comparator.comparing(Waiter::deadline)
@@ -39,6 +41,14 @@ public record Waiter(String resource, String requestId, String owner, Duration t
         Objects.requireNonNull(correlationId, "correlationId");
         Objects.requireNonNull(fingerprint, "fingerprint");
         Objects.requireNonNull(share, "share");
+        Objects.requireNonNull(value, "value");
+    }
+
+    /** A waiter whose lease publishes no value. */
+    public Waiter(String resource, String requestId, String owner, Duration ttl, long offset, Instant queuedAt,
+            Instant deadline, ReplyRoute route, Optional<byte[]> correlationId, Fingerprint fingerprint, Share share) {
+        this(resource, requestId, owner, ttl, offset, queuedAt, deadline, route, correlationId, fingerprint, share,
+                Optional.empty());
     }
 
     /** An exclusive waiter: a lock's. */
@@ -51,7 +61,7 @@ public record Waiter(String resource, String requestId, String owner, Duration t
     static Waiter of(Command.Acquire acquire, Triaged.Apply apply, long offset, Instant now) {
         return new Waiter(acquire.resource(), acquire.requestId(), acquire.owner(), acquire.ttl(), offset, now,
                 now.plus(acquire.maxWait()), apply.route(), apply.correlationId(), Fingerprint.of(acquire),
-                acquire.share());
+                acquire.share(), acquire.value());
     }
 
     /** Equal by content, the correlation ID's bytes included: a checkpoint's waiter is compared with a replay's. */
@@ -61,7 +71,7 @@ public record Waiter(String resource, String requestId, String owner, Duration t
                 && requestId.equals(that.requestId) && owner.equals(that.owner) && ttl.equals(that.ttl)
                 && queuedAt.equals(that.queuedAt) && deadline.equals(that.deadline) && route.equals(that.route)
                 && fingerprint.equals(that.fingerprint) && correlationHex().equals(that.correlationHex())
-                && share.equals(that.share);
+                && share.equals(that.share) && value.equals(that.value);
     }
 
     @Override
@@ -82,6 +92,6 @@ public record Waiter(String resource, String requestId, String owner, Duration t
 
     /** The acquire as the lock rules take it when its turn comes: it waits no more. */
     Command.Acquire acquire() {
-        return new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share);
+        return new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share, value);
     }
 }

@@ -1,16 +1,14 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.engine.JobPartition.cancel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
-import dev.lockstep.protocol.Limits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,27 +17,15 @@ import org.junit.jupiter.api.Test;
  */
 class CancellationTest {
 
-    private static final Instant T0 = Instant.parse("2026-12-05T10:00:00Z");
-    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
-    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
-    private long offset;
+    private final JobPartition partition = new JobPartition(Duration.ofSeconds(1));
+    private final PartitionState state = partition.state;
 
     private Step send(String json) {
-        Inbound record = new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
-        offset++;
-        return machine.step(record, state);
+        return partition.send(json);
     }
 
     private static String acquire(String id, String owner) {
-        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\",\"ttl_seconds\":60}";
-    }
-
-    private static String cancel(String id, String owner, String acquireId) {
-        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\",\"cancels\":\"" + acquireId + "\"}";
+        return JobPartition.acquire(id, owner, 60, 0);
     }
 
     private static String reply(Step step) {

@@ -1,11 +1,15 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.engine.JobPartition.T0;
+import static dev.lockstep.engine.JobPartition.acquire;
+import static dev.lockstep.engine.JobPartition.cancel;
+import static dev.lockstep.engine.JobPartition.events;
+import static dev.lockstep.engine.JobPartition.release;
+import static dev.lockstep.engine.JobPartition.verdict;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.Limits;
-import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import java.nio.charset.StandardCharsets;
@@ -24,49 +28,20 @@ import org.junit.jupiter.api.Test;
  */
 class QueueTest {
 
-    private static final Instant T0 = Instant.parse("2026-12-06T10:00:00Z");
-    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
-    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
-    private long offset;
-    private Instant time = T0;
+    private final JobPartition partition = new JobPartition(Duration.ZERO);
+    private final PartitionMachine machine = partition.machine;
+    private final PartitionState state = partition.state;
 
     private Step at(Instant when, String json) {
-        time = when;
-        return send(json);
+        return partition.at(when, json);
     }
 
     private Step send(String json) {
-        Inbound record = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(time));
-        return machine.step(record, state);
+        return partition.send(json);
     }
 
     private Step tick(Instant when) {
-        time = when;
-        return machine.step(TickTest.tick(offset++, when), state);
-    }
-
-    private static String acquire(String id, String owner, int ttlSeconds, long waitMs) {
-        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\",\"ttl_seconds\":" + ttlSeconds + (waitMs > 0 ? ",\"wait_ms\":" + waitMs : "") + "}";
-    }
-
-    private static String release(String id, String owner) {
-        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner + "\"}";
-    }
-
-    private static String cancel(String id, String owner, String acquireId) {
-        return "{\"request_id\":\"" + id + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\",\"cancels\":\"" + acquireId + "\"}";
-    }
-
-    private static Verdict verdict(Outbound.ReplyRecord reply) {
-        return ReplyDecoder.decode(reply.value()).orElseThrow().reply();
-    }
-
-    private static List<LeaseEvent> events(Step step) {
-        return step.events().stream().map(e -> EventCodec.decode(e.value())).toList();
+        return partition.tick(when);
     }
 
     @Test
@@ -80,7 +55,7 @@ class QueueTest {
         assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("b", "c");
         assertThat(queuedC.answer()).isEmpty();
 
-        long releaseOffset = offset;
+        long releaseOffset = partition.nextOffset();
         Step released = at(T0.plusSeconds(5), release("r", "holder"));
 
         assertThat(released.answer()).get().satisfies(own ->
@@ -257,7 +232,7 @@ class QueueTest {
     }
 
     private Step status(String id, String owner) {
-        return at(time.plusMillis(1), "{\"request_id\":\"" + id + "\",\"type\":\"status\",\"resource\":\"job\","
+        return at(partition.time().plusMillis(1), "{\"request_id\":\"" + id + "\",\"type\":\"status\",\"resource\":\"job\","
                 + "\"owner\":\"" + owner + "\"}");
     }
 
@@ -291,14 +266,10 @@ class QueueTest {
     @Test
     void aRecordFetchedAgainPublishesTheSameRepliesAgainAndTheQueuedAcquireNone() {
         at(T0, acquire("a", "holder", 30, 0));
-        long queuedAt = offset;
-        Inbound queued = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
-                acquire("b", "next", 30, 60_000).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE,
-                Optional.of(T0.plusSeconds(1)));
+        long queuedAt = partition.nextOffset();
+        Inbound queued = partition.record(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
         machine.step(queued, state);
-        Inbound release = new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
-                release("r", "holder").getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE,
-                Optional.of(T0.plusSeconds(2)));
+        Inbound release = partition.record(T0.plusSeconds(2), release("r", "holder"));
         Step first = machine.step(release, state);
 
         Step queuedAgain = machine.step(queued, state);

@@ -1,5 +1,8 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.engine.JobPartition.deferredGrants;
+import static dev.lockstep.engine.JobPartition.granted;
+import static dev.lockstep.engine.JobPartition.verdict;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
@@ -7,13 +10,9 @@ import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
-import dev.lockstep.protocol.Limits;
-import dev.lockstep.protocol.ReplyDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,41 +22,20 @@ import org.junit.jupiter.api.Test;
  */
 class SharesTest {
 
-    private static final Instant T0 = Instant.parse("2026-12-06T10:00:00Z");
-    private final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
-    private final PartitionState state = PartitionState.empty(PartitionPosition.START);
-    private long offset;
+    private final JobPartition partition = new JobPartition(Duration.ofMillis(1));
+    private final PartitionState state = partition.state;
 
     private Step send(String json) {
-        Inbound record = new Inbound("lock.commands", 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusMillis(offset)));
-        offset++;
-        return machine.step(record, state);
+        return partition.send(json);
     }
 
     /** An acquire of {@code job}; {@code share} is its JSON fields for mode and limit, if any. */
     private static String acquire(String owner, String share, long waitMs) {
-        return "{\"request_id\":\"acq-" + owner + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\",\"ttl_seconds\":30" + share + (waitMs > 0 ? ",\"wait_ms\":" + waitMs : "") + "}";
+        return JobPartition.acquire("acq-" + owner, owner, 30, waitMs, share);
     }
 
     private static String release(String owner) {
-        return "{\"request_id\":\"rel-" + owner + "\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"" + owner
-                + "\"}";
-    }
-
-    private static Verdict verdict(Step step) {
-        return ReplyDecoder.decode(((Outbound.ReplyRecord) step.answer().orElseThrow()).value()).orElseThrow().reply();
-    }
-
-    private static Lease granted(Step step) {
-        return ((Verdict.Acquired) verdict(step)).lease();
-    }
-
-    private static List<Lease> deferredGrants(Step step) {
-        return step.deferred().stream().map(reply -> ReplyDecoder.decode(reply.value()).orElseThrow().reply())
-                .map(verdict -> ((Verdict.Acquired) verdict).lease()).toList();
+        return JobPartition.release("rel-" + owner, owner);
     }
 
     @Test

@@ -19,7 +19,8 @@ import java.util.function.Function;
  *
  * <p>Rules (from the seed API, with fencing tokens and shares added):
  * <ul>
- *   <li>acquire: the owner holds a live lease → extended to {@code now + ttl}, same permit and token
+ *   <li>acquire: the owner holds a live lease → extended to {@code now + ttl}, same permit and token,
+ *       with the acquire's value
  *       (asked for another share → invalid: one permit per owner per resource); no live lease in
  *       the way → a new lease with the given token (above every earlier one) on the lowest free
  *       permit; otherwise not acquired, with the time until a lease in the way ends. In the way of
@@ -75,14 +76,15 @@ public final class Arbiter {
         }
         Instant expiry = now.plus(cmd.ttl());
         if (own.isPresent()) {
-            Lease extended = own.get().withExpiry(expiry);
+            Lease extended = own.get().withExpiry(expiry).withValue(cmd.value());
             return Decision.changed(new Verdict.Acquired(extended), extended);
         }
         Optional<Duration> blocked = blockedFor(live, share, now);
         if (blocked.isPresent()) {
             return Decision.unchanged(new Verdict.NotAcquired(blocked.get()));
         }
-        Lease granted = new Lease(cmd.resource(), cmd.owner(), newToken, now, expiry, lowestFree(live), share);
+        Lease granted = new Lease(cmd.resource(), cmd.owner(), newToken, now, expiry, lowestFree(live), share,
+                cmd.value());
         return Decision.changed(new Verdict.Acquired(granted), granted);
     }
 

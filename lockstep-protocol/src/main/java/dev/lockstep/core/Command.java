@@ -21,15 +21,22 @@ public sealed interface Command {
      * @param maxWait how long the caller waits in the resource's queue when another owner holds it;
      *     zero answers at once
      * @param share the whole resource, or one of its shared permits
+     * @param value what the lease publishes (a leader's address): it replaces the one the owner's
+     *     lease had
      */
-    record Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait, Share share)
-            implements Command {
+    record Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait, Share share,
+            Optional<String> value) implements Command {
 
         public Acquire {
             Objects.requireNonNull(share, "share");
+            Objects.requireNonNull(value, "value");
             if (maxWait.isNegative()) {
                 throw new IllegalArgumentException("a wait is not negative: " + maxWait);
             }
+        }
+
+        public Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait, Share share) {
+            this(requestId, resource, owner, ttl, maxWait, share, Optional.empty());
         }
 
         public Acquire(String requestId, String resource, String owner, Duration ttl, Duration maxWait) {

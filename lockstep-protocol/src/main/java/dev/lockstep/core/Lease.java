@@ -3,6 +3,7 @@ package dev.lockstep.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The most recent lease on one of a resource's permits (a lock has one), live or ended.
@@ -18,9 +19,12 @@ import java.util.Objects;
  * @param expiresAt the instant from which the lease is no longer held
  * @param permit which of the resource's permits it holds: 0 to {@code share.limit() - 1}
  * @param share the whole resource, or one of its shared permits
+ * @param value what the holder publishes with its lease (a leader's address), set by its latest
+ *     acquire; a lease with one is announced: when it ends and nobody holds the resource, the
+ *     worker says the resource is vacant
  */
 public record Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt,
-        int permit, Share share) {
+        int permit, Share share, Optional<String> value) {
 
     public Lease {
         Objects.requireNonNull(resource, "resource");
@@ -28,6 +32,7 @@ public record Lease(String resource, String owner, long fencingToken, Instant ac
         Objects.requireNonNull(acquiredAt, "acquiredAt");
         Objects.requireNonNull(expiresAt, "expiresAt");
         Objects.requireNonNull(share, "share");
+        Objects.requireNonNull(value, "value");
         if (fencingToken < 1) {
             throw new IllegalArgumentException("fencing token must be positive: " + fencingToken);
         }
@@ -35,6 +40,12 @@ public record Lease(String resource, String owner, long fencingToken, Instant ac
             throw new IllegalArgumentException("permit " + permit + " is not one of the " + share.limit()
                     + " of " + resource);
         }
+    }
+
+    /** A lease without a value. */
+    public Lease(String resource, String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, int permit,
+            Share share) {
+        this(resource, owner, fencingToken, acquiredAt, expiresAt, permit, share, Optional.empty());
     }
 
     /** An exclusive lease: the whole resource, as a lock's lease is. */
@@ -57,6 +68,10 @@ public record Lease(String resource, String owner, long fencingToken, Instant ac
     }
 
     Lease withExpiry(Instant newExpiry) {
-        return new Lease(resource, owner, fencingToken, acquiredAt, newExpiry, permit, share);
+        return new Lease(resource, owner, fencingToken, acquiredAt, newExpiry, permit, share, value);
+    }
+
+    Lease withValue(Optional<String> newValue) {
+        return new Lease(resource, owner, fencingToken, acquiredAt, expiresAt, permit, share, newValue);
     }
 }

@@ -105,6 +105,8 @@ public final class CommandDecoder {
         boolean acquires = type.filter(t -> t == CommandType.ACQUIRE).isPresent();
         Duration wait = acquires ? reader.waitMs() : Duration.ZERO;
         Share share = acquires ? reader.share() : Share.EXCLUSIVE;
+        Optional<String> leaseValue = acquires && fields.containsKey("value")
+                ? reader.text("value", Limits.MAX_LEASE_VALUE_CHARS, false) : Optional.empty();
         OptionalLong token = takesToken ? reader.fencingToken() : OptionalLong.empty();
         Optional<String> cancels = type.filter(t -> t == CommandType.RELEASE).isPresent() && fields.containsKey("cancels")
                 ? reader.text("cancels", Limits.MAX_REQUEST_ID_CHARS, false) : Optional.empty();
@@ -117,7 +119,7 @@ public final class CommandDecoder {
         }
         Command command = switch (type.get()) {
             case ACQUIRE -> new Command.Acquire(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), wait,
-                    share);
+                    share, leaseValue);
             case RENEW -> new Command.Renew(requestId, resource.get(), owner.orElseThrow(), ttl.orElseThrow(), token);
             case RELEASE -> new Command.Release(requestId, resource.get(), owner.orElseThrow(), token, cancels);
             case STATUS -> new Command.Status(requestId, resource.get(), owner);

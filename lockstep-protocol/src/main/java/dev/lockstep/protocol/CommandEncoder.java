@@ -40,6 +40,9 @@ public final class CommandEncoder {
                     json.writeStringField("mode", c.share().mode().wireName());
                     json.writeNumberField("limit", c.share().limit());
                 }
+                if (c.value().isPresent()) {
+                    json.writeStringField("value", c.value().get());
+                }
             } else if (command instanceof Command.Renew c) {
                 json.writeStringField("owner", c.owner());
                 json.writeNumberField("ttl_seconds", c.ttl().toSeconds());

@@ -56,6 +56,9 @@ public final class EventCodec {
                     json.number("permit", event.permit());
                 }
             }
+            if (event.value().isPresent()) {
+                json.string("value", event.value().get());
+            }
             json.endObject();
         };
     }
@@ -87,7 +90,7 @@ public final class EventCodec {
                 optional(json, "expires_at").map(t -> parseTime("expires_at", t)), text(json, "source"),
                 optional(json, "request_id"), optional(json, "cancels"),
                 waited.canConvertToExactIntegral() ? Optional.of(Duration.ofMillis(waited.asLong())) : Optional.empty(),
-                json.path("permit").asInt(0), share(json));
+                json.path("permit").asInt(0), share(json), optional(json, "value"));
     }
 
     /** The event's share: a lock's when it names none. */

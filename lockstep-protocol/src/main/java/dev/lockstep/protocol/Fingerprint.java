@@ -30,6 +30,8 @@ public record Fingerprint(long w0, long w1, long w2, long w3) {
             if (!c.share().exclusive()) {
                 canonical.separator().text("shared").separator().text(Integer.toString(c.share().limit()));
             }
+            // Only when given: the fingerprints stored for acquires before values stay as they were.
+            c.value().ifPresent(value -> canonical.separator().text("value").separator().text(value));
         } else if (command instanceof Command.Renew c) {
             canonical.text(c.owner()).separator().text(Long.toString(c.ttl().toSeconds())).separator()
                     .text(token(c.fencingToken()));

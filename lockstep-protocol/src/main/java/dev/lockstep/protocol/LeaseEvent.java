@@ -25,10 +25,19 @@ import java.util.Optional;
  * @param waited for a grant to an acquire that waited in the queue: how long, in log time
  * @param permit the lease's permit of its resource; for a waiter's events, 0
  * @param share the lease's share, or the one the waiting acquire asks for
+ * @param value the lease's value, on the events that start or extend a lease that has one
  */
 public record LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
         Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels,
-        Optional<Duration> waited, int permit, Share share) {
+        Optional<Duration> waited, int permit, Share share, Optional<String> value) {
+
+    /** An event of a lease without a value, or a waiter's. */
+    public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
+            Optional<Instant> expiresAt, String source, Optional<String> requestId, Optional<String> cancels,
+            Optional<Duration> waited, int permit, Share share) {
+        this(eventId, kind, resource, owner, fencingToken, at, expiresAt, source, requestId, cancels, waited, permit,
+                share, Optional.empty());
+    }
 
     /** A lock's event: permit 0, exclusive. */
     public LeaseEvent(String eventId, Kind kind, String resource, String owner, long fencingToken, Instant at,
@@ -66,7 +75,12 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         /** A queued acquire's wait ended, in log time, before the resource came to it. */
         WAIT_EXPIRED,
         /** A queued acquire left the queue: its caller cancelled it. */
-        CANCELLED;
+        CANCELLED,
+        /**
+         * An announced lease (one with a value: a leader's) ended and nobody holds its resource
+         * after the record that ended it: the group has no leader. Owner and token are the ended lease's.
+         */
+        VACANT;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);
@@ -109,5 +123,6 @@ public record LeaseEvent(String eventId, Kind kind, String resource, String owne
         Objects.requireNonNull(cancels, "cancels");
         Objects.requireNonNull(waited, "waited");
         Objects.requireNonNull(share, "share");
+        Objects.requireNonNull(value, "value");
     }
 }

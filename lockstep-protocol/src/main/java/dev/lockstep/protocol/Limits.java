@@ -14,6 +14,8 @@ public record Limits(Duration maxTtl, int maxValueBytes) {
     public static final int MAX_REQUEST_ID_CHARS = 128;
     public static final int MAX_RESOURCE_CHARS = 255;
     public static final int MAX_OWNER_CHARS = 255;
+    /** The longest {@code value} a lease publishes (a leader's address): a reply's lock shows it, not its list of holders. */
+    public static final int MAX_LEASE_VALUE_CHARS = 255;
     /**
      * The longest {@code kafka_correlationId} a command may carry: it is copied onto the reply, so
      * a longer one would make the reply as large as the producer wished. Spring's are 16 bytes.

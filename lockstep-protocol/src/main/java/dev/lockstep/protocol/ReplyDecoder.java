@@ -91,7 +91,8 @@ public final class ReplyDecoder {
         try {
             return new Lease(resource, lease.path("owner").textValue(), lease.path("fencing_token").asLong(),
                     Instant.parse(lease.path("acquired_at").asText()), Instant.parse(lease.path("expires_at").asText()),
-                    lease.path("permit").asInt(0), share);
+                    lease.path("permit").asInt(0), share,
+                    Optional.ofNullable(lease.path("value").textValue()));
         } catch (DateTimeParseException | NullPointerException e) {
             throw new IllegalArgumentException("malformed lock in reply", e);
         }

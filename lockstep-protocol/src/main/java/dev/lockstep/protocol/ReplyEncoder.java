@@ -158,6 +158,9 @@ public final class ReplyEncoder {
             json.number("limit", lease.share().limit());
             json.number("permit", lease.permit());
         }
+        if (lease.value().isPresent()) {
+            json.string("value", lease.value().get());
+        }
         json.endObject();
     }
 

@@ -99,7 +99,8 @@ class ShareCodecTest {
         List<Lease> holders = new ArrayList<>();
         for (int permit = 0; permit < Share.MAX_LIMIT; permit++) {
             holders.add(new Lease(resource, "\u4e8c".repeat(Limits.MAX_OWNER_CHARS - 2) + permit, Long.MAX_VALUE - permit,
-                    T0, T0.plusSeconds(30), permit, Share.shared(Share.MAX_LIMIT)));
+                    T0, T0.plusSeconds(30), permit, Share.shared(Share.MAX_LIMIT),
+                    Optional.of("\u56db".repeat(Limits.MAX_LEASE_VALUE_CHARS))));
         }
         Command.Status status = new Command.Status("q".repeat(Limits.MAX_REQUEST_ID_CHARS), resource,
                 Optional.of("\u4e09".repeat(Limits.MAX_OWNER_CHARS)));

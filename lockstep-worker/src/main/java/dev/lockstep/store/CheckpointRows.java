@@ -29,7 +29,7 @@ final class CheckpointRows {
     private static final String COPY_LEASES =
             "INSERT INTO checkpoint_leases (checkpoint_id, " + LeaseColumns.NAMES + ") "
                     + "SELECT c.checkpoint_id, d.resource, d.owner, d.fencing_token, d.acquired_at, d.expires_at, "
-                    + "d.permit, d.mode, d.permit_limit "
+                    + "d.permit, d.mode, d.permit_limit, d.value "
                     + "FROM partition_checkpoints c JOIN distributed_locks d ON d.topic = c.topic AND d.partition = c.partition "
                     + "WHERE c.checkpoint_id = ? AND d.expires_at + c.request_retention_ms" + RETAINED;
     private static final String COPY_REQUESTS =
@@ -41,7 +41,7 @@ final class CheckpointRows {
     private static final String COPY_WAITERS =
             "INSERT INTO checkpoint_waiters (checkpoint_id, " + WaiterRows.COLUMNS + ") SELECT c.checkpoint_id, "
                     + "w.record_offset, w.resource, w.request_id, w.owner, w.ttl_ms, w.queued_at, w.deadline, "
-                    + "w.reply_topic, w.reply_partition, w.correlation_id, w.fingerprint, w.mode, w.permit_limit "
+                    + "w.reply_topic, w.reply_partition, w.correlation_id, w.fingerprint, w.mode, w.permit_limit, w.value "
                     + "FROM partition_checkpoints c JOIN lock_waiters w ON w.topic = c.topic AND w.partition = c.partition "
                     + "WHERE c.checkpoint_id = ?";
     private static final String LATEST =

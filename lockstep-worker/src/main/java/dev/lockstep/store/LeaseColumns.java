@@ -5,12 +5,13 @@ import dev.lockstep.core.Mode;
 import dev.lockstep.core.Share;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
 
 /** A lease's columns, as {@code distributed_locks} and {@code checkpoint_leases} both hold them, read one way. */
 final class LeaseColumns {
 
     /** In the order {@link #read} takes them. */
-    static final String NAMES = "resource, owner, fencing_token, acquired_at, expires_at, permit, mode, permit_limit";
+    static final String NAMES = "resource, owner, fencing_token, acquired_at, expires_at, permit, mode, permit_limit, value";
 
     private LeaseColumns() {
     }
@@ -21,6 +22,6 @@ final class LeaseColumns {
                 .orElseThrow(() -> new SQLException("a lease's mode is 'exclusive' or 'shared'"));
         return new Lease(rs.getString(first), rs.getString(first + 1), rs.getLong(first + 2),
                 SqlArrays.instant(rs, first + 3), SqlArrays.instant(rs, first + 4), rs.getInt(first + 5),
-                new Share(mode, rs.getInt(first + 7)));
+                new Share(mode, rs.getInt(first + 7)), Optional.ofNullable(rs.getString(first + 8)));
     }
 }

@@ -33,9 +33,9 @@ final class LeaseRows {
     private static final String UPDATE =
             "UPDATE distributed_locks d SET owner = u.owner, fencing_token = u.token, acquired_at = "
                     + EPOCH_MS.formatted("u.acq") + ", expires_at = " + EPOCH_MS.formatted("u.exp")
-                    + ", mode = u.mode, permit_limit = u.lim, topic = ?, partition = ?, updated_at = now() "
+                    + ", mode = u.mode, permit_limit = u.lim, value = u.val, topic = ?, partition = ?, updated_at = now() "
                     + "FROM unnest(?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::text[], "
-                    + "?::int[], ?::bigint[]) AS u(resource, permit, owner, token, acq, exp, mode, lim, seen) "
+                    + "?::int[], ?::text[], ?::bigint[]) AS u(resource, permit, owner, token, acq, exp, mode, lim, val, seen) "
                     + "WHERE d.resource = u.resource AND d.permit = u.permit AND d.fencing_token = u.seen "
                     + "AND u.token >= u.seen";
     // A permit without a row: if another transaction inserted it meanwhile, this writes fewer
@@ -43,9 +43,9 @@ final class LeaseRows {
     private static final String INSERT =
             "INSERT INTO distributed_locks (topic, partition, " + LeaseColumns.NAMES + ") "
                     + "SELECT ?, ?, resource, owner, token, " + EPOCH_MS.formatted("acq") + ", "
-                    + EPOCH_MS.formatted("exp") + ", permit, mode, lim FROM unnest(?::text[], ?::int[], ?::text[], "
-                    + "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::int[]) "
-                    + "AS u(resource, permit, owner, token, acq, exp, mode, lim) ON CONFLICT (resource, permit) DO NOTHING";
+                    + EPOCH_MS.formatted("exp") + ", permit, mode, lim, val FROM unnest(?::text[], ?::int[], ?::text[], "
+                    + "?::bigint[], ?::bigint[], ?::bigint[], ?::text[], ?::int[], ?::text[]) "
+                    + "AS u(resource, permit, owner, token, acq, exp, mode, lim, val) ON CONFLICT (resource, permit) DO NOTHING";
     private static final String DELETE =
             "DELETE FROM distributed_locks d USING unnest(?::text[], ?::int[], ?::bigint[]) AS u(resource, permit, seen) "
                     + "WHERE d.resource = u.resource AND d.permit = u.permit AND d.fencing_token = u.seen";
@@ -95,7 +95,7 @@ final class LeaseRows {
         List<Lease> leases = new ArrayList<>();
         while (rs.next()) {
             Lease lease = LeaseColumns.read(rs, 1);
-            boolean ours = partition.topic().equals(rs.getString(9)) && rs.getInt(10) == partition.partition();
+            boolean ours = partition.topic().equals(rs.getString(10)) && rs.getInt(11) == partition.partition();
             if (ours || lease.isLiveAt(endingAfter)) {
                 seenTokens.put(LeaseKey.of(lease), lease.fencingToken());
                 leases.add(lease);
@@ -154,6 +154,7 @@ final class LeaseRows {
             write.setArray(at.next(), SqlArrays.text(connection,
                     leases.stream().map(l -> l.share().mode().wireName()).toList()));
             write.setArray(at.next(), SqlArrays.integer(connection, leases.stream().map(l -> l.share().limit()).toList()));
+            write.setArray(at.next(), SqlArrays.text(connection, leases.stream().map(l -> l.value().orElse(null)).toList()));
             if (withSeenToken) {
                 write.setArray(at.next(), SqlArrays.bigint(connection,
                         leases.stream().map(l -> seenTokens.get(LeaseKey.of(l))).toList()));

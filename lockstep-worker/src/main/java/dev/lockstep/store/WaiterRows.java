@@ -34,7 +34,7 @@ final class WaiterRows {
     // time, the waiters of its request IDs, and every waiter whose wait ends within its log time.
     /** A waiter's columns, in the order {@link #waiter} reads them. */
     static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
-            + "reply_partition, correlation_id, fingerprint, mode, permit_limit";
+            + "reply_partition, correlation_id, fingerprint, mode, permit_limit, value";
     static final String SELECT =
             "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
                     + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
@@ -43,8 +43,9 @@ final class WaiterRows {
                     + " AND d.expires_at <= " + EPOCH_MS.formatted("?") + "))";
     private static final String INSERT =
             "INSERT INTO lock_waiters (topic, partition, record_offset, resource, request_id, owner, ttl_ms, queued_at, "
-                    + "deadline, reply_topic, reply_partition, correlation_id, fingerprint, mode, permit_limit) VALUES (?, ?, "
-                    + "?, ?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?") + ", ?, ?, ?, ?, ?, ?)";
+                    + "deadline, reply_topic, reply_partition, correlation_id, fingerprint, mode, permit_limit, value) VALUES "
+                    + "(?, ?, ?, ?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?")
+                    + ", ?, ?, ?, ?, ?, ?, ?)";
     private static final String DELETE =
             "DELETE FROM lock_waiters WHERE topic = ? AND partition = ? AND record_offset = ANY(?)";
     private static final String SELECT_REPLIES =
@@ -98,7 +99,8 @@ final class WaiterRows {
     static Waiter waiter(ResultSet rs) throws SQLException {
         return new Waiter(rs.getString(2), rs.getString(3), rs.getString(4), Duration.ofMillis(rs.getLong(5)),
                 rs.getLong(1), SqlArrays.instant(rs, 6), SqlArrays.instant(rs, 7), route(rs, 8),
-                Optional.ofNullable(rs.getBytes(10)), Fingerprint.ofHex(rs.getString(11)), share(rs, 12));
+                Optional.ofNullable(rs.getBytes(10)), Fingerprint.ofHex(rs.getString(11)), share(rs, 12),
+                Optional.ofNullable(rs.getString(14)));
     }
 
     private static Share share(ResultSet rs, int column) throws SQLException {
@@ -132,6 +134,7 @@ final class WaiterRows {
                 insert.setString(at.next(), waiter.fingerprint().hex());
                 insert.setString(at.next(), waiter.share().mode().wireName());
                 insert.setInt(at.next(), waiter.share().limit());
+                insert.setString(at.next(), waiter.value().orElse(null));
             }, Script.exactly(1, "a waiter on " + partition + " written concurrently"));
         }
     }
