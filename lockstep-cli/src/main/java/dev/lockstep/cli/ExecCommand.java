@@ -4,15 +4,12 @@ import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Share;
 import dev.lockstep.protocol.ReplyEncoder;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,42 +94,13 @@ final class ExecCommand implements Callable<Integer> {
     }
 
     private int runHolding(HeldLease lease, PrintWriter err) throws InterruptedException {
-        JobGroup job;
-        try {
-            job = JobGroup.start(command, Map.of(
-                    "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
-                    "LOCKSTEP_RESOURCE", lease.resource(),
-                    "LOCKSTEP_OWNER", lease.owner(),
-                    "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt()),
-                    "LOCKSTEP_PERMIT", Integer.toString(lease.lease().permit())));
-        } catch (IOException e) {
-            err.println("lockstep: cannot run " + command.get(0) + ": " + e.getMessage());
-            err.flush();
-            return ExitCodes.CANNOT_RUN;
-        }
-        if (!job.grouped()) {
-            err.println("lockstep: setpriv and setsid (util-linux) not found: the command runs as a plain child process "
-                    + "and would outlive a lockstep killed with SIGKILL (docs/client.md)");
-            err.flush();
-        }
-        Signals.onTerminate(job::terminate);
-        lease.lost().thenRun(() -> terminate(job));
-        int exitCode = job.waitFor();
-        if (lease.isLost()) {
-            err.println("lockstep: lease on " + resource + " lost (" + lease.lost().join().reason()
-                    + "); the command was terminated");
-            err.flush();
-            return ExitCodes.LEASE_LOST;
-        }
-        return exitCode;
-    }
-
-    private void terminate(JobGroup job) {
-        job.terminate();
-        CompletableFuture.delayedExecutor(graceSeconds, TimeUnit.SECONDS).execute(() -> {
-            if (job.isAlive()) {
-                job.kill();
-            }
-        });
+        return GuardedJob.run(command, Map.of(
+                "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
+                "LOCKSTEP_RESOURCE", lease.resource(),
+                "LOCKSTEP_OWNER", lease.owner(),
+                "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt()),
+                "LOCKSTEP_PERMIT", Integer.toString(lease.lease().permit())),
+                lease.lost().thenApply(lost -> "lease on " + resource + " lost (" + lost.reason() + ")"),
+                Duration.ofSeconds(graceSeconds), err);
     }
 }

@@ -24,7 +24,7 @@ public final class LockstepCli {
     /** Every subcommand, in the order help lists them. */
     static final List<Class<?>> SUBCOMMANDS = List.of(WorkerCommand.class, DevCommand.class, TopicsCommand.class,
             LockCommands.Acquire.class, LockCommands.Renew.class, LockCommands.Release.class, LockCommands.Status.class,
-            ExecCommand.class, ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
+            ExecCommand.class, ElectCommand.class, LeaderCommand.class, ReplayCommand.class, AuditCommand.class, BenchCommand.class, GatewayCommand.class,
             LocksCommand.class, DlqCommand.class, AutoComplete.GenerateCompletion.class);
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT,
