@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Runs the real {@code lockstep} CLI in a child JVM, as a user would from a shell. */
 public final class LockstepProcess {
@@ -47,7 +48,17 @@ public final class LockstepProcess {
         return start(List.of("/usr/bin/nohup"), stderr, Map.of(), args);
     }
 
+    /** As {@link #start(File, String...)}, with its stdout written to {@code stdout} as it comes. */
+    public static Process startWithOutput(File stdout, File stderr, String... args) {
+        return start(List.of(), Optional.of(stdout), stderr, Map.of(), args);
+    }
+
     private static Process start(List<String> prefix, File stderr, Map<String, String> env, String... args) {
+        return start(prefix, Optional.empty(), stderr, env, args);
+    }
+
+    private static Process start(List<String> prefix, Optional<File> stdout, File stderr, Map<String, String> env,
+            String... args) {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -56,6 +67,7 @@ public final class LockstepProcess {
         command.addAll(List.of(args));
         try {
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(stderr));
+            stdout.ifPresent(builder::redirectOutput);
             builder.environment().putAll(env);
             return builder.start();
         } catch (IOException e) {

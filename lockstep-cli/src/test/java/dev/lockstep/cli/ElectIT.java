@@ -1,0 +1,120 @@
+package dev.lockstep.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.LockstepProcess;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code lockstep elect} and {@code lockstep leader}, as real child processes: a leader killed
+ * with SIGKILL is followed by the next candidate, whose job starts with a greater term; an observer
+ * following the group sees each leader and the vacancy when the last one resigns.
+ */
+@Tag("host-tools") // needs util-linux's setpriv and setsid
+class ElectIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() {
+        env.startWorker();
+    }
+
+    private String[] cli(String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        int split = all.indexOf("--");
+        List<String> connection = List.of("--bootstrap-servers", env.kafka().bootstrapServers(), "--command-topic",
+                env.topics().commands(), "--reply-topic", env.topics().replies(), "--events-topic",
+                env.topics().events());
+        all.addAll(split < 0 ? all.size() : split, connection);
+        return all.toArray(String[]::new);
+    }
+
+    private Process elect(String candidate, Path log) {
+        return LockstepProcess.start(dir.resolve(candidate + ".stderr").toFile(), cli("elect", "billing",
+                "--candidate", candidate, "--value", candidate + ":8080", "--ttl", "3", "--grace", "1", "--",
+                "sh", "-c", "echo \"$LOCKSTEP_GROUP $LOCKSTEP_TERM $LOCKSTEP_VALUE\" >> " + log
+                        + "; i=0; while [ ! -f " + dir.resolve("done") + " ] && [ $i -lt 600 ]; do sleep 0.1; "
+                        + "i=$((i+1)); done"));
+    }
+
+    private static List<JsonNode> lines(Path file) throws IOException {
+        List<JsonNode> lines = new ArrayList<>();
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                if (line.startsWith("{") && line.endsWith("}")) {
+                    lines.add(JSON.readTree(line));
+                }
+            }
+        }
+        return lines;
+    }
+
+    @Test
+    void aLeaderKilledIsFollowedByTheNextCandidateAndAnObserverSeesEveryTerm() throws Exception {
+        Path log = dir.resolve("jobs.log");
+        Path followed = dir.resolve("follow.out");
+        Process follower = LockstepProcess.startWithOutput(followed.toFile(), dir.resolve("follow.stderr").toFile(),
+                cli("leader", "billing", "--follow"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> lines(followed).size() == 1);
+        assertThat(lines(followed).get(0).path("vacant").asBoolean()).as("nobody leads yet").isTrue();
+
+        Process a = elect("a", log);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log) && Files.readAllLines(log).size() == 1);
+        Process b = elect("b", log);
+        Thread.sleep(1_500);
+        assertThat(Files.readAllLines(log)).as("b waits while a leads").hasSize(1);
+        String[] first = Files.readAllLines(log).get(0).split(" ");
+        assertThat(first[0]).isEqualTo("billing");
+        assertThat(first[2]).isEqualTo("a:8080");
+
+        a.destroyForcibly();
+        assertThat(a.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.readAllLines(log).size() == 2);
+        String[] second = Files.readAllLines(log).get(1).split(" ");
+        assertThat(second[2]).isEqualTo("b:8080");
+        assertThat(Long.parseLong(second[1])).as("a greater term").isGreaterThan(Long.parseLong(first[1]));
+
+        Files.createFile(dir.resolve("done"));
+        assertThat(b.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.exitValue()).as("the job's exit code").isZero();
+        await().atMost(Duration.ofSeconds(30)).until(() -> lines(followed).size() == 4);
+        follower.destroy();
+        assertThat(follower.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+        List<JsonNode> seen = lines(followed);
+        assertThat(seen.get(1).path("value").asText()).isEqualTo("a:8080");
+        assertThat(seen.get(1).path("term").asLong()).isEqualTo(Long.parseLong(first[1]));
+        assertThat(seen.get(1).path("leader").asText()).startsWith("a/");
+        assertThat(seen.get(2).path("value").asText()).isEqualTo("b:8080");
+        assertThat(seen.get(2).path("term").asLong()).isEqualTo(Long.parseLong(second[1]));
+        assertThat(seen.get(3).path("vacant").asBoolean()).as("b resigned when its job ended").isTrue();
+        assertThat(seen.get(3).path("term").asLong()).isEqualTo(Long.parseLong(second[1]));
+
+        Process asked = LockstepProcess.startWithOutput(dir.resolve("leader.out").toFile(),
+                dir.resolve("leader.stderr").toFile(), cli("leader", "billing"));
+        assertThat(asked.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(asked.exitValue()).as("vacant").isEqualTo(ExitCodes.NOT_FOUND);
+    }
+}
