@@ -196,6 +196,18 @@ class GatewayIT {
                 .as("the whole resource, while two share it").isEqualTo(409);
     }
 
+    /** A leader's value over HTTP: it passes to the worker, a GET shows it, and a bad one is a 422 naming it. */
+    @Test
+    void aLeasesValue() throws Exception {
+        String resource = fresh("group");
+        JsonNode granted = json(call("POST", lock(resource), "{\"owner\":\"a\",\"ttl_seconds\":30,\"value\":\"10.0.0.7:8080\"}"));
+        assertThat(granted.path("lock").path("value").asText()).isEqualTo("10.0.0.7:8080");
+        assertThat(json(call("GET", lock(resource), null)).path("lock").path("value").asText()).isEqualTo("10.0.0.7:8080");
+        HttpResponse<String> empty = call("POST", lock(resource), "{\"owner\":\"b\",\"ttl_seconds\":30,\"value\":\"\"}");
+        assertProblem(empty, 422, "urn:lockstep:problem:invalid-command");
+        assertThat(empty.body()).contains("\"field\":\"value\"");
+    }
+
     @Test
     void theSeedsBehaviours() throws Exception {
         String resource = fresh("job");

@@ -61,7 +61,7 @@ public final class LockGateway {
             Limits.DEFAULT_MAX_VALUE_BYTES));
     /** The body fields each command takes; others (a {@code reply_to} above all) are not passed on. */
     private static final Map<CommandType, List<String>> FIELDS = Map.of(
-            CommandType.ACQUIRE, List.of("owner", "ttl_seconds", "mode", "limit"),
+            CommandType.ACQUIRE, List.of("owner", "ttl_seconds", "mode", "limit", "value"),
             CommandType.RENEW, List.of("owner", "ttl_seconds", "fencing_token"),
             CommandType.RELEASE, List.of("owner", "fencing_token"),
             CommandType.STATUS, List.of());
