@@ -13,6 +13,8 @@ export interface Lock {
   /** 'exclusive' (the whole resource) or 'shared' (one of `limit` permits) */
   mode: 'exclusive' | 'shared';
   limit: number;
+  /** what the lease publishes (a leader's address), when its acquire gave one */
+  value: string | null;
 }
 
 export type Outcome = 'acquired' | 'not_acquired' | 'renewed' | 'released' | 'locked' | 'not_found' | 'forbidden' | 'invalid';
@@ -70,7 +72,7 @@ export class LockClient {
   readonly replyPartition: number;
   start(): Promise<LockClient>;
   close(): Promise<void>;
-  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number; mode?: 'exclusive' | 'shared'; limit?: number }): Promise<Reply>;
+  acquire(resource: string, owner: string, ttlSeconds: number, options?: { requestId?: string; waitSeconds?: number; mode?: 'exclusive' | 'shared'; limit?: number; value?: string }): Promise<Reply>;
   renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   status(resource: string, options?: { owner?: string; requestId?: string }): Promise<Reply>;

@@ -102,11 +102,12 @@ class LockClient {
    * `acquired` (`reply.lock`) or `not_acquired` (`reply.retryAfterMs`). `limit` (1 to 64) asks for one of the
    * resource's shared permits (a semaphore), `mode: 'shared'` for a read-write lock's reader. With `waitSeconds` (at most 300),
    * held by another owner, it waits in the resource's queue: one command, one reply when its turn comes,
-   * or `not_acquired` with `reply.reason` `wait_expired`. A timed-out acquire is cancelled.
+   * or `not_acquired` with `reply.reason` `wait_expired`. A timed-out acquire is cancelled. `value` (1 to 255
+   * characters) is what the lease publishes, a leader's address (`reply.lock.value`).
    */
-  async acquire(resource, owner, ttl, { requestId, waitSeconds, mode, limit } = {}) {
+  async acquire(resource, owner, ttl, { requestId, waitSeconds, mode, limit, value } = {}) {
     const command = LockClient._command('acquire', resource, requestId, {
-      owner, ttl_seconds: ttl, wait_ms: waitSeconds ? Math.round(waitSeconds * 1000) : undefined, mode, limit,
+      owner, ttl_seconds: ttl, wait_ms: waitSeconds ? Math.round(waitSeconds * 1000) : undefined, mode, limit, value,
     });
     try {
       return await this._answer(command);

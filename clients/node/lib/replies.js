@@ -28,7 +28,7 @@ function parseReply(value) {
     lock = {
       resource: l.resource, owner: l.owner, fencingToken: l.fencing_token, acquiredAt: l.acquired_at, expiresAt: l.expires_at,
       permit: Number.isInteger(l.permit) ? l.permit : 0, mode: l.mode === 'shared' ? 'shared' : 'exclusive',
-      limit: Number.isInteger(l.limit) ? l.limit : 1,
+      limit: Number.isInteger(l.limit) ? l.limit : 1, value: typeof l.value === 'string' ? l.value : null,
     };
   }
   return {

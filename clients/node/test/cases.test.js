@@ -17,7 +17,7 @@ async function call(client, step, resource, token) {
       await lease.release();
       return { outcome: 'acquired', lock: lease.lock };
     }
-    case 'acquire': return client.acquire(resource, step.owner, step.ttl, { mode: step.mode, limit: step.limit });
+    case 'acquire': return client.acquire(resource, step.owner, step.ttl, { mode: step.mode, limit: step.limit, value: step.value });
     case 'renew': return client.renew(resource, step.owner, step.ttl, { fencingToken: token });
     case 'release': return client.release(resource, step.owner, { fencingToken: token });
     case 'status': return client.status(resource);
@@ -58,6 +58,7 @@ describe('protocol cases', () => {
         if (step.greater_token) assert.ok(reply.lock.fencingToken > saved[step.greater_token], where);
         if (step.lock_owner) assert.equal(reply.lock.owner, step.lock_owner, where);
         if (step.permit !== undefined) assert.equal(reply.lock.permit, step.permit, where);
+        if (step.lock_value !== undefined) assert.equal(reply.lock.value, step.lock_value, where);
         if (step.retry_after) assert.ok(reply.retryAfterMs > 0, where);
       }
     });

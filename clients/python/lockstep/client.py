@@ -116,15 +116,16 @@ class LockClient:
 
     # -- the four commands -------------------------------------------------------------------------
 
-    def acquire(self, resource, owner, ttl, request_id=None, wait=None, mode=None, limit=None):
+    def acquire(self, resource, owner, ttl, request_id=None, wait=None, mode=None, limit=None, value=None):
         """``acquired`` (``reply.lock``) or ``not_acquired`` (``reply.retry_after_ms``). With ``wait``
         (seconds, at most 300), held by another owner, it waits in the resource's queue: one command, one
         reply when its turn comes, or ``not_acquired`` with ``reply.reason`` ``wait_expired``. A timed-out
         acquire is cancelled (LockTimeout.cancelled): it leaves the queue, or a lease granted late is
         released at once. ``limit`` (1 to 64) asks for one of the resource's shared permits (a semaphore);
-        ``mode="shared"`` for a read-write lock's reader (its writer gives no mode)."""
+        ``mode="shared"`` for a read-write lock's reader (its writer gives no mode). ``value`` (1 to 255
+        characters) is what the lease publishes, a leader's address (``reply.lock.value``)."""
         command = self._command("acquire", resource, request_id, owner=owner, ttl_seconds=ttl,
-                                wait_ms=int(wait * 1000) if wait else None, mode=mode, limit=limit)
+                                wait_ms=int(wait * 1000) if wait else None, mode=mode, limit=limit, value=value)
         try:
             return self._answer(command)
         except LockTimeout:

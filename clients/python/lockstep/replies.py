@@ -24,6 +24,8 @@ class Lock:
     mode: str = "exclusive"
     """``exclusive`` (the whole resource) or ``shared`` (one of ``limit`` permits)."""
     limit: int = 1
+    value: Optional[str] = None
+    """What the lease publishes (a leader's address), when its acquire gave one."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class Reply:
             try:
                 lock = Lock(lock["resource"], lock["owner"], int(lock["fencing_token"]), lock["acquired_at"],
                             lock["expires_at"], int(lock.get("permit", 0)), lock.get("mode", "exclusive"),
-                            int(lock.get("limit", 1)))
+                            int(lock.get("limit", 1)), lock.get("value"))
             except (KeyError, TypeError, ValueError):
                 return None
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,

@@ -57,6 +57,8 @@ def run_case(test, client, case):
             test.assertEqual(step["lock_owner"], lock.owner, where)
         if "permit" in step:
             test.assertEqual(step["permit"], lock.permit, where)
+        if "lock_value" in step:
+            test.assertEqual(step["lock_value"], lock.value, where)
         if step.get("retry_after"):
             test.assertGreater(retry_after_ms, 0, where)
 
@@ -70,7 +72,8 @@ def call_client(client, call, resource, step, token):
         lease.release()
         return "acquired", lease.lock, None
     if call == "acquire":
-        reply = client.acquire(resource, step["owner"], step["ttl"], mode=step.get("mode"), limit=step.get("limit"))
+        reply = client.acquire(resource, step["owner"], step["ttl"], mode=step.get("mode"), limit=step.get("limit"),
+                               value=step.get("value"))
     elif call == "renew":
         reply = client.renew(resource, step["owner"], step["ttl"], fencing_token=token)
     elif call == "release":

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Share;
 import dev.lockstep.core.Problem;
@@ -116,6 +117,9 @@ class ClientCasesIT {
             if (step.has("permit")) {
                 assertThat(result.lease().orElseThrow().permit()).as(where).isEqualTo(step.path("permit").asInt());
             }
+            if (step.has("lock_value")) {
+                assertThat(result.lease().orElseThrow().value()).as(where).contains(step.path("lock_value").asText());
+            }
             if (step.path("retry_after").asBoolean()) {
                 assertThat(result.retryAfter().orElseThrow()).as(where).isPositive();
             }
@@ -136,7 +140,10 @@ class ClientCasesIT {
         Duration ttl = Duration.ofSeconds(step.path("ttl").asLong());
         try {
             return switch (step.path("call").asText()) {
-                case "acquire" -> Result.of(blocking.acquire(resource, owner, ttl, Duration.ZERO, share(step)));
+                case "acquire" -> step.has("value")
+                        ? Result.of(blocking.send(new Command.Acquire(LockClient.newRequestId(), resource, owner, ttl,
+                                Duration.ZERO, share(step), Optional.of(step.path("value").asText()))).reply())
+                        : Result.of(blocking.acquire(resource, owner, ttl, Duration.ZERO, share(step)));
                 case "renew" -> Result.of(blocking.renew(resource, owner, ttl, token));
                 case "release" -> Result.of(blocking.release(resource, owner, token));
                 case "status" -> Result.of(blocking.status(resource));
