@@ -115,6 +115,15 @@ final class BenchCommand implements Callable<Integer> {
                     + "holding it 1 ms (hand-overs/s, hand-over latency, grants out of order). Default: ${DEFAULT-VALUE}.")
     List<Integer> contended;
 
+    @Option(names = "--semaphore", paramLabel = "CALLERS", split = ",", defaultValue = "16,64",
+            description = "With --peers: the caller counts of the semaphore recipe (4 permits, each held 1 ms); "
+                    + "leader failover is timed with it. Default: ${DEFAULT-VALUE}.")
+    List<Integer> semaphore;
+
+    @Option(names = "--failovers", defaultValue = "20", description = "With --peers: leader failovers timed per "
+            + "system. Default: ${DEFAULT-VALUE}.")
+    int failovers;
+
     @Option(names = "--pairs", defaultValue = "2000", description = "With --peers: acquire + release pairs of the "
             + "one caller. Default: ${DEFAULT-VALUE}.")
     int pairs;
@@ -248,7 +257,7 @@ final class BenchCommand implements Callable<Integer> {
 
     private int peers(PrintWriter printer) throws IOException, InterruptedException, SQLException {
         PeerBench.Options options = new PeerBench.Options(peerUrls == null ? Map.of() : peerUrls, startPeers, pairs,
-                callers, Duration.ofSeconds(seconds != null ? seconds : 10), contended, out);
+                callers, Duration.ofSeconds(seconds != null ? seconds : 10), contended, semaphore, failovers, out);
         Files.createDirectories(out);
         return withBrokerAndDatabase(printer, (kafka, databaseUrl) -> {
             try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(databaseUrl))) {

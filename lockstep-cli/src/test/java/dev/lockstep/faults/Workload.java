@@ -28,7 +28,8 @@ import org.awaitility.Awaitility;
  * run is over). Some commands are published twice with the same request ID, as a client that
  * timed out and retried would. One acquire in four waits in the queue; now and then a client
  * cancels its latest acquire, as one that gave up on it would. Of four or more resources, one is a
- * semaphore of two and one a read-write lock, so that every fault run checks shares too. A request
+ * semaphore of two and one a read-write lock, and one a leader election (its acquires publish a
+ * value), so that every fault run checks shares and vacancies too. A request
  * counts as sent once the broker acknowledged it.
  */
 final class Workload implements AutoCloseable {
@@ -101,9 +102,10 @@ final class Workload implements AutoCloseable {
         Duration ttl = Duration.ofSeconds(1 + random.nextInt(2));
         int dice = random.nextInt(100);
         Share share = share(random, index);
+        Optional<String> value = value(index, owner);
         return dice < 10 ? new Command.Acquire(requestId, resource, owner, ttl,
-                        Duration.ofMillis(200 + random.nextInt(1_800)), share)
-                : dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share)
+                        Duration.ofMillis(200 + random.nextInt(1_800)), share, value)
+                : dice < 40 ? new Command.Acquire(requestId, resource, owner, ttl, Duration.ZERO, share, value)
                 : dice < 60 ? new Command.Renew(requestId, resource, owner, ttl, OptionalLong.empty())
                 : dice < 90 ? new Command.Release(requestId, resource, owner, OptionalLong.empty())
                 : new Command.Status(requestId, resource);
@@ -114,6 +116,11 @@ final class Workload implements AutoCloseable {
      * semaphore of two and the one before it a read-write lock (readers and writers at random);
      * the others, and those of smaller runs, are locks.
      */
+    private Optional<String> value(int index, String owner) {
+        // The first resource is a leader election: its leases publish a value, and their ends a vacancy.
+        return resources >= 4 && index == 0 ? Optional.of(owner + ":8080") : Optional.empty();
+    }
+
     private Share share(Random random, int index) {
         if (resources >= 4 && index == resources - 1) {
             return Share.shared(2);

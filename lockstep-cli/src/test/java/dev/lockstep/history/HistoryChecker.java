@@ -26,8 +26,8 @@ import java.util.TreeMap;
  * Checks a recorded {@link History} the way Jepsen checks a lock, by what clients were told and
  * nothing of the engine: every request acknowledged by the broker is in the command log and was
  * answered, each time the same way; on each resource no two leases overlap, one token is never two
- * owners', fencing tokens only grow, and waiters are served in the order they queued
- * ({@link QueueOrder}). Whether each reply and event is the one the log decides
+ * owners', fencing tokens (an election's terms) only grow, waiters are served in the order they
+ * queued ({@link QueueOrder}), and a lease publishes the value its acquire gave. Whether each reply and event is the one the log decides
  * is {@code lockstep replay}'s to say (the fault runs run it after this check): one engine, one
  * comparison, both in main.
  *
@@ -93,6 +93,7 @@ public final class HistoryChecker {
         Map<String, LeaseTimeline> timelines = timelines(history, first);
         timelines.values().forEach(t -> violations.addAll(t.violations()));
         violations.addAll(QueueOrder.violations(history, first));
+        checkGrantsPublishTheirValues(history, first, violations);
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
         return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
     }
@@ -139,6 +140,21 @@ public final class HistoryChecker {
             if (distinct.size() > 1) {
                 violations.add("request " + requestId + " was answered " + values.size()
                         + " times with different replies:\n    " + String.join("\n    ", distinct));
+            }
+        });
+    }
+
+    /** A grant's lease publishes the value its acquire gave (a leader's address), and no other. */
+    private static void checkGrantsPublishTheirValues(History history, Map<String, Observed> first,
+            List<String> violations) {
+        first.values().forEach(observed -> {
+            if (DECODER.decode(observed.record().key(), observed.record().value()) instanceof ParsedCommand.Valid valid
+                    && valid.command() instanceof Command.Acquire acquire) {
+                history.replies().getOrDefault(observed.requestId(), List.of()).stream().map(ReplyDecoder::decode)
+                        .flatMap(Optional::stream).map(r -> r.reply())
+                        .filter(v -> v instanceof Verdict.Acquired a && !a.lease().value().equals(acquire.value()))
+                        .findFirst().ifPresent(v -> violations.add("request " + observed.requestId() + " asked for value "
+                                + acquire.value() + " but its lease publishes " + ((Verdict.Acquired) v).lease().value()));
             }
         });
     }

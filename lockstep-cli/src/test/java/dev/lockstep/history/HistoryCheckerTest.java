@@ -126,6 +126,19 @@ class HistoryCheckerTest {
                 .max(java.util.Comparator.comparingInt(List::size)).orElse(List.of());
     }
 
+    /** An arbiter that forgets what an acquire publishes: a leader whose observers would see no address. */
+    private static final Arbitration VALUELESS = (command, holders, now, token) -> Arbiter.decide(
+            command instanceof Command.Acquire a ? new Command.Acquire(a.requestId(), a.resource(), a.owner(), a.ttl(),
+                    a.maxWait(), a.share()) : command, holders, now, token);
+
+    @Test
+    void anArbiterThatDropsALeadersValueIsCaught() {
+        HistoryChecker.Result result = HistoryChecker.check(simulate(7, VALUELESS, 3_000));
+
+        assertThat(result.violations()).anyMatch(v -> v.contains("asked for value Optional[runner-")
+                && v.contains("but its lease publishes Optional.empty"));
+    }
+
     @Test
     void theOwnerBlindArbiterIsCaught() {
         HistoryChecker.Result result = HistoryChecker.check(simulate(7, OWNER_BLIND, 3_000));
@@ -293,6 +306,11 @@ class HistoryCheckerTest {
                 Share share = resource.equals("job-4")
                         ? (random.nextBoolean() ? Share.EXCLUSIVE : Share.shared(Share.MAX_LIMIT)) : Share.shared(2);
                 command = new Command.Acquire(requestId, resource, owner, ttl, plain.maxWait(), share);
+            }
+            if (command instanceof Command.Acquire plain && resource.equals("job-0")) {
+                // job-0 is a leader election: its leases publish a value.
+                command = new Command.Acquire(requestId, resource, owner, ttl, plain.maxWait(), plain.share(),
+                        Optional.of(owner + ":8080"));
             }
             if (cancelling && dice >= 90 && dice < 96 && !acquires.isEmpty()) {
                 // A caller that gave up on an acquire: its cancellation, as the clients send it.

@@ -28,6 +28,33 @@ public interface LockPeer extends AutoCloseable {
     /** Acquires {@code resource} for {@code owner} with a lease of {@code ttl}, waiting while another holds it. */
     Held acquire(String resource, String owner, Duration ttl);
 
+    /**
+     * One of {@code permits} permits of {@code resource} (a counting semaphore), waiting while all
+     * are held.
+     *
+     * @throws Unavailable when the system's client has no semaphore recipe
+     */
+    default Held acquirePermit(String resource, int permits, String owner, Duration ttl) {
+        throw new Unavailable("its client has no semaphore recipe");
+    }
+
+    /** A candidate of a leader election; closing it resigns, and the next candidate leads. */
+    interface Candidate extends AutoCloseable {
+
+        @Override
+        void close();
+    }
+
+    /**
+     * Campaigns for {@code group} with a lease of {@code ttl}: {@code elected} runs once, when this
+     * candidate leads.
+     *
+     * @throws Unavailable when the system's client has no leader election recipe
+     */
+    default Candidate campaign(String group, String candidate, Duration ttl, Runnable elected) {
+        throw new Unavailable("its client has no leader election recipe");
+    }
+
     /** Usable from any number of threads at once. */
     @Override
     void close();

@@ -39,8 +39,13 @@ public final class PeerBench {
      * @param callers the counts of callers at once, each caller on a resource of its own: the curve
      * @param contendedCallers the caller counts of the contended scenario (all on one resource); none skips it
      */
+    /**
+     * @param semaphoreCallers the caller counts of the semaphore recipe; none skips the recipes
+     * @param failovers how many leader failovers each system is timed for
+     */
     public record Options(Map<String, String> urls, boolean start, int sequentialPairs, List<Integer> callers,
-            Duration concurrentFor, List<Integer> contendedCallers, Path out) {
+            Duration concurrentFor, List<Integer> contendedCallers, List<Integer> semaphoreCallers, int failovers,
+            Path out) {
     }
 
     private final PrintWriter out;
@@ -58,6 +63,9 @@ public final class PeerBench {
                     out.flush();
                 });
         ContendedWorkload contended = new ContendedWorkload(options.contendedCallers(), options.concurrentFor());
+        Optional<RecipeWorkload> recipes = options.semaphoreCallers().isEmpty() ? Optional.empty()
+                : Optional.of(new RecipeWorkload(options.semaphoreCallers(), options.concurrentFor(), options.failovers()));
+        List<RecipeWorkload.Figures> recipeFigures = new ArrayList<>();
         List<PeerWorkload.Figures> figures = new ArrayList<>();
         List<ContendedWorkload.Figures> contendedFigures = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
@@ -69,6 +77,9 @@ public final class PeerBench {
                 figures.add(workload.measure(kind.peerName, kind.described, side.peer(), cpu));
                 contendedFigures.addAll(contended.measure(kind.peerName, side.peer(),
                         kind == LockstepSide.Kind.LOCKSTEP));
+                if (kind == LockstepSide.Kind.LOCKSTEP && recipes.isPresent()) {
+                    recipeFigures.add(recipes.get().measure(kind.peerName, side.peer()));
+                }
             }
         }
         Map<String, LockPeer.Provider> providers = ServiceLoader.load(LockPeer.Provider.class).stream()
@@ -77,7 +88,7 @@ public final class PeerBench {
         try {
             for (String name : PEERS) {
                 Optional<PeerWorkload.Figures> measured = measure(name, providers.get(name), workload, contended,
-                        contendedFigures, options, servers.resolve(name), skipped);
+                        contendedFigures, recipes, recipeFigures, options, servers.resolve(name), skipped);
                 measured.ifPresent(figures::add);
             }
         } finally {
@@ -85,12 +96,16 @@ public final class PeerBench {
         }
         PeerReport.print(figures, skipped, options, out);
         PeerReport.printContended(contendedFigures, figures, options, out);
+        RecipeWorkload.print(recipeFigures, options.concurrentFor(), out);
         Files.createDirectories(options.out());
         ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
         RunInfo run = RunInfo.current(Clock.systemUTC());
         json.writeValue(options.out().resolve("peers.json").toFile(), new Results<>(run, figures));
         json.writeValue(options.out().resolve("peers-contended.json").toFile(), new Results<>(run, contendedFigures));
+        if (recipes.isPresent()) {
+            json.writeValue(options.out().resolve("peers-recipes.json").toFile(), new Results<>(run, recipeFigures));
+        }
         PeerReport.chart(figures, options.callers().get(0), options.out().resolve("peers.png"));
         if (options.callers().size() > 1) {
             PeerReport.curveChart(figures, options.out().resolve("peers-curve.png"));
@@ -103,7 +118,8 @@ public final class PeerBench {
     }
 
     private Optional<PeerWorkload.Figures> measure(String name, LockPeer.Provider provider, PeerWorkload workload,
-            ContendedWorkload contended, List<ContendedWorkload.Figures> contendedFigures, Options options, Path dir,
+            ContendedWorkload contended, List<ContendedWorkload.Figures> contendedFigures,
+            Optional<RecipeWorkload> recipes, List<RecipeWorkload.Figures> recipeFigures, Options options, Path dir,
             List<String> skipped) throws InterruptedException {
         if (provider == null) {
             skipped.add(name + ": not measured: its client is not on the classpath (build the peers module: mvn -B -q "
@@ -128,6 +144,9 @@ public final class PeerBench {
                 CpuMeter cpu = CpuMeter.of(server == null ? List.of() : server.pids(), process -> false);
                 PeerWorkload.Figures figures = workload.measure(name, provider.described(), peer, cpu);
                 contendedFigures.addAll(contended.measure(name, peer, true));
+                if (recipes.isPresent()) {
+                    recipeFigures.add(recipes.get().measure(name, peer));
+                }
                 return Optional.of(figures);
             }
         } catch (LockPeer.Unavailable e) {

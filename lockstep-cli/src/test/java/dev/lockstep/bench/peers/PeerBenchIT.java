@@ -35,7 +35,8 @@ class PeerBenchIT {
         List<PeerWorkload.Figures> figures;
         try (LockStore store = PostgresLockStore.open(env.database())) {
             figures = new PeerBench(new PrintWriter(table)).run(env.kafka(), store,
-                    new PeerBench.Options(Map.of(), true, 20, List.of(4, 8), Duration.ofSeconds(2), List.of(3), out));
+                    new PeerBench.Options(Map.of(), true, 20, List.of(4, 8), Duration.ofSeconds(2), List.of(3),
+                            List.of(6), 3, out));
         }
 
         assertThat(figures).extracting(PeerWorkload.Figures::peer).containsExactly("lockstep", "echo");
@@ -77,5 +78,16 @@ class PeerBenchIT {
         assertThat(lockstep.path("errors").asLong()).isZero();
         assertThat(contended.get(1).path("out_of_order").asLong()).as("echo is no lock").isEqualTo(-1);
         assertThat(table.toString()).contains("hand-over p50 is");
+        JsonNode recipes = new ObjectMapper().readTree(out.resolve("peers-recipes.json").toFile()).path("results");
+        assertThat(recipes).extracting(node -> node.path("peer").asText()).as("echo is no lock").containsExactly("lockstep");
+        JsonNode semaphore = recipes.get(0).path("semaphore").get(0);
+        assertThat(semaphore.path("callers").asInt()).isEqualTo(6);
+        assertThat(semaphore.path("grants_per_s").asDouble()).isPositive();
+        assertThat(semaphore.path("most_holders").asInt()).as("never more holders than permits").isBetween(1, 4);
+        assertThat(semaphore.path("errors").asLong()).isZero();
+        JsonNode failover = recipes.get(0).path("failover").get(0);
+        assertThat(failover.path("rounds").asInt()).isEqualTo(3);
+        assertThat(failover.path("p50_ms").asDouble()).isPositive().isLessThanOrEqualTo(failover.path("max_ms").asDouble());
+        assertThat(table.toString()).contains("failover p50").contains("most at once");
     }
 }
