@@ -3,10 +3,15 @@ package dev.lockstep.peers;
 import dev.lockstep.bench.peers.LockPeer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.election.CampaignResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -44,6 +49,53 @@ final class EtcdPeer implements LockPeer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted locking " + resource, e);
+        }
+    }
+
+    /**
+     * jetcd's {@code Election}: a lease of the TTL kept alive, then a campaign on it that completes
+     * when this candidate leads; resigning deletes its key, and the next candidate's campaign completes.
+     */
+    @Override
+    public Candidate campaign(String group, String candidate, Duration ttl, Runnable elected) {
+        ByteSequence name = ByteSequence.from("lockstep-bench-election/" + group, StandardCharsets.UTF_8);
+        try {
+            long lease = client.getLeaseClient().grant(Math.max(1, ttl.toSeconds())).get().getID();
+            CloseableClient keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<>() {
+                @Override
+                public void onNext(LeaseKeepAliveResponse response) {
+                }
+
+                @Override
+                public void onError(Throwable error) {
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            });
+            CompletableFuture<CampaignResponse> campaign = client.getElectionClient().campaign(name, lease,
+                    ByteSequence.from(candidate, StandardCharsets.UTF_8));
+            campaign.thenRun(elected);
+            return () -> {
+                try {
+                    if (campaign.isDone() && !campaign.isCompletedExceptionally()) {
+                        client.getElectionClient().resign(campaign.get().getLeader()).get();
+                    }
+                    keepAlive.close();
+                    client.getLeaseClient().revoke(lease).get();
+                } catch (ExecutionException e) {
+                    throw new IllegalStateException("etcd did not resign " + group + ": " + e.getCause().getMessage(), e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted resigning " + group, e);
+                }
+            };
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("etcd did not campaign for " + group + ": " + e.getCause().getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted campaigning for " + group, e);
         }
     }
 

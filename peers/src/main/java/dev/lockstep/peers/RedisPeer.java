@@ -7,6 +7,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.locks.LockSupport;
+import org.redisson.Redisson;
+import org.redisson.api.RSemaphore;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.params.SetParams;
 
@@ -22,10 +26,13 @@ final class RedisPeer implements LockPeer {
 
     private static final Duration POLL = Duration.ofMillis(1);
 
+    private final String url;
     private final RedisClient redis;
     private final String releaseSha;
+    private RedissonClient redisson;
 
     private RedisPeer(String url) {
+        this.url = url;
         this.redis = RedisClient.create(URI.create(url));
         this.releaseSha = redis.scriptLoad(RELEASE);
     }
@@ -41,9 +48,40 @@ final class RedisPeer implements LockPeer {
         return () -> redis.evalsha(releaseSha, List.of(resource), List.of(token));
     }
 
+    /**
+     * Redisson's {@code RSemaphore} (its permits set once, {@code trySetPermits}): a permit is a
+     * count, held by nobody in particular and with no lease, so a holder that dies keeps it forever.
+     */
+    @Override
+    public Held acquirePermit(String resource, int permits, String owner, Duration ttl) {
+        RSemaphore semaphore = redisson().getSemaphore("lockstep-bench-semaphore/" + resource);
+        semaphore.trySetPermits(permits);
+        try {
+            semaphore.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted waiting for a permit of " + resource, e);
+        }
+        return semaphore::release;
+    }
+
+    private synchronized RedissonClient redisson() {
+        if (redisson == null) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(url);
+            redisson = Redisson.create(config);
+        }
+        return redisson;
+    }
+
     @Override
     public void close() {
         redis.close();
+        synchronized (this) {
+            if (redisson != null) {
+                redisson.shutdown();
+            }
+        }
     }
 
     /** Finds Redis for the benchmark. */

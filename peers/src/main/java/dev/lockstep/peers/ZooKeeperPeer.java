@@ -10,7 +10,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 
 /**
@@ -50,6 +54,48 @@ final class ZooKeeperPeer implements LockPeer {
                 mutex.release();
             } catch (Exception e) { // likewise
                 throw new IllegalStateException("ZooKeeper did not release " + resource + ": " + e.getMessage(), e);
+            }
+        };
+    }
+
+    /** Curator's {@code InterProcessSemaphoreV2}: the permit is a lease node, held for the session, not a TTL. */
+    @Override
+    public Held acquirePermit(String resource, int permits, String owner, Duration ttl) {
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(client, "/lockstep-bench-semaphore/" + resource,
+                permits);
+        Lease lease;
+        try {
+            lease = semaphore.acquire();
+        } catch (Exception e) { // Curator's acquire declares Exception
+            throw new IllegalStateException("ZooKeeper gave no permit of " + resource + ": " + e.getMessage(), e);
+        }
+        return () -> semaphore.returnLease(lease);
+    }
+
+    /** Curator's {@code LeaderLatch}: closing it relinquishes leadership, and the next latch in line leads. */
+    @Override
+    public Candidate campaign(String group, String candidate, Duration ttl, Runnable elected) {
+        LeaderLatch latch = new LeaderLatch(client, "/lockstep-bench-election/" + group, candidate);
+        latch.addListener(new LeaderLatchListener() {
+            @Override
+            public void isLeader() {
+                elected.run();
+            }
+
+            @Override
+            public void notLeader() {
+            }
+        });
+        try {
+            latch.start();
+        } catch (Exception e) { // Curator's start declares Exception
+            throw new IllegalStateException("ZooKeeper did not start a latch for " + group + ": " + e.getMessage(), e);
+        }
+        return () -> {
+            try {
+                latch.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("closing the latch of " + group, e);
             }
         };
     }
