@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * The tables of docs/benchmarks.md, made from the result files a benchmark writes, so that the
  * page shows what the files say: {@code one-caller}, {@code curve} and {@code cpu} from
  * {@code bench --peers}'s {@code peers.json} (the last two from each system's {@code curve}),
- * {@code contended} from its {@code peers-contended.json}, {@code maximum} and {@code fixed} from
+ * {@code contended} from its {@code peers-contended.json}, {@code semaphore} and {@code failover}
+ * from its {@code peers-recipes.json}, {@code maximum} and {@code fixed} from
  * {@code bench}'s {@code results.json}. Each such table in the page follows a comment
  * {@code <!-- table: KIND from FILE -->} (FILE relative to the page), and a caption saying when and
  * on what machine the file was measured, when the file says so ({@link RunInfo}). {@link #main}
@@ -34,6 +35,7 @@ public final class BenchmarkTables {
     /** A kind of table, by the name the page's comment uses. */
     public static final Map<String, Function<JsonNode, String>> KINDS = Map.of("one-caller", PeerTables::oneCaller,
             "curve", PeerTables::curve, "cpu", PeerTables::cpu, "contended", PeerTables::contended,
+            "semaphore", RecipeTables::semaphore, "failover", RecipeTables::failover,
             "maximum", ThroughputTables::maximum, "fixed", ThroughputTables::fixed);
 
     private static final String CAPTION = "Measured ";

@@ -87,6 +87,7 @@ final class LocksCommand implements Callable<Integer> {
                     row.put("mode", lease.share().mode().wireName()).put("limit", lease.share().limit())
                             .put("permit", lease.permit());
                 }
+                lease.value().ifPresent(value -> row.put("value", value));
             });
             page.next().ifPresentOrElse(next -> root.put("next_after", next), () -> root.putNull("next_after"));
             out.println(root);
@@ -96,9 +97,9 @@ final class LocksCommand implements Callable<Integer> {
             for (Lease lease : page.leases()) {
                 String resource = lease.share().exclusive() ? lease.resource()
                         : lease.resource() + " #" + lease.permit() + "/" + lease.share().limit();
-                out.printf("%-40s %-24s %12d  %-24s  %-24s  %s%n", resource, lease.owner(), lease.fencingToken(),
+                out.printf("%-40s %-24s %12d  %-24s  %-24s  %s%s%n", resource, lease.owner(), lease.fencingToken(),
                         ReplyEncoder.formatTime(lease.acquiredAt()), ReplyEncoder.formatTime(lease.expiresAt()),
-                        left(lease.remainingAt(now)));
+                        left(lease.remainingAt(now)), lease.value().map(value -> "  " + value).orElse(""));
             }
             out.println(page.leases().size() + " live leases" + page.next().map(next -> "; more: --after '" + next + "'")
                     .orElse(""));

@@ -84,7 +84,8 @@ class LocksAndDeadLettersIT {
         for (String resource : List.of("report:a", "report:b", "report:c")) {
             assertThat(env.call(acquire(newId(), resource, "nightly", 600)).path("outcome").asText()).isEqualTo("acquired");
         }
-        assertThat(env.call(acquire(newId(), "billing:1", "payments", 600)).path("outcome").asText()).isEqualTo("acquired");
+        assertThat(env.call(acquire(newId(), "billing:1", "payments", 600).put("value", "10.0.0.7:8080")).path("outcome")
+                .asText()).isEqualTo("acquired");
         assertThat(env.call(acquire(newId(), "report:gone", "nightly", 1)).path("outcome").asText()).isEqualTo("acquired");
     }
 
@@ -98,6 +99,9 @@ class LocksAndDeadLettersIT {
         assertThat(listed.path("leases").get(0).path("owner").asText()).isEqualTo("nightly");
         assertThat(listed.path("leases").get(0).path("fencing_token").asLong()).isPositive();
         assertThat(listed.path("leases").get(0).path("time_left_ms").asLong()).isBetween(1L, 600_000L);
+        assertThat(listed.path("leases").get(0).has("value")).as("a lock publishes none").isFalse();
+        Run leader = lockstep("locks", "--prefix", "billing:", "--format", "json");
+        assertThat(leader.lines().get(0).path("leases").get(0).path("value").asText()).isEqualTo("10.0.0.7:8080");
         assertThat(listed.path("next_after").isNull()).isTrue();
 
         JsonNode first = lockstep("locks", "--prefix", "report:", "--limit", "2", "--format", "json").lines().get(0);

@@ -193,6 +193,17 @@ class OperationsIT {
                 assertThat(delta(before, after, "lockstep_" + stage + "_duration_seconds_count")).as(stage).isPositive();
             }
         });
+        // A leader that resigns with nobody after it, and a semaphore's permit held.
+        assertThat(env.call(acquire(newId(), resource + "-group", owner, 30).put("value", "10.0.0.7:8080"))
+                .path("outcome").asText()).isEqualTo("acquired");
+        assertThat(env.call(release(newId(), resource + "-group", owner)).path("outcome").asText()).isEqualTo("released");
+        assertThat(env.call(acquire(newId(), resource + "-pool", owner, 30).put("limit", 2)).path("lock").path("permit")
+                .asInt()).isZero();
+        Awaitility.await("the vacancy and the permit").atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            List<JsonNode> now = scrape();
+            assertThat(delta(before, now, "lockstep_vacancies_total")).isEqualTo(1);
+            assertThat(value(now, "lockstep_shared_held")).isEqualTo(1);
+        });
         List<JsonNode> after = scrape();
         assertThat(after).as("series of lockstep's own families").anyMatch(s -> s.path("name").asText()
                 .equals("lockstep_locks_held"));

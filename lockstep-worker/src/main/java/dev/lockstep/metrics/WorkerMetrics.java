@@ -44,6 +44,7 @@ public final class WorkerMetrics {
     private final Timer acknowledgeDuration;
     private final DistributionSummary batchSize;
     private final Counter expired;
+    private final Counter vacancies;
     private final Counter publishFailures;
     private final Counter ticks;
     private final Counter joined;
@@ -75,6 +76,9 @@ public final class WorkerMetrics {
                 .description("Command records applied in one partition batch").publishPercentileHistogram()
                 .register(registry);
         this.expired = Counter.builder("lockstep.lease.expired").description("Leases shown expired (log time)")
+                .register(registry);
+        this.vacancies = Counter.builder("lockstep.vacancies")
+                .description("Leases with a value (leaders') that ended with nobody holding their resource after them")
                 .register(registry);
         this.publishFailures = Counter.builder("lockstep.reply.publish.failures")
                 .description("Replies, events or dead letters the broker did not acknowledge (the batch is redone)")
@@ -148,6 +152,8 @@ public final class WorkerMetrics {
             waiting(event.entry());
             if (event.entry().kind() == LeaseEvent.Kind.EXPIRED) {
                 expired.increment();
+            } else if (event.entry().kind() == LeaseEvent.Kind.VACANT) {
+                vacancies.increment();
             }
         } else if (out instanceof Outbound.DeadLetter dead) {
             registry.counter("lockstep.dead.letters", "reason", dead.cause().label()).increment();

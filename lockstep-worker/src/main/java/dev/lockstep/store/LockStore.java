@@ -43,6 +43,9 @@ public interface LockStore extends AutoCloseable {
     /** The leases live at their partition's clock (log time), over every partition of {@code topic}. */
     long liveLeases(String topic);
 
+    /** Of those, the shared ones: semaphores' permits and readers' leases. */
+    long liveSharedLeases(String topic);
+
     /** The acquires waiting in the queues of each partition of {@code topic}; a partition where none waits is absent. */
     Map<Integer, Long> waiters(String topic);
 

@@ -257,6 +257,11 @@ public final class PostgresLockStore implements LockStore {
         return TopicQueries.count(dataSource, TopicQueries.LIVE_LEASES, topic, "counting live leases");
     }
 
+    @Override
+    public long liveSharedLeases(String topic) {
+        return TopicQueries.count(dataSource, TopicQueries.LIVE_SHARED_LEASES, topic, "counting live shared leases");
+    }
+
     private static void rollbackQuietly(Connection connection, Exception cause) {
         try {
             connection.rollback();

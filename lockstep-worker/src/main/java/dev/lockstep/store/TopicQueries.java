@@ -22,6 +22,7 @@ final class TopicQueries {
     static final String LIVE_LEASES =
             "SELECT count(*) FROM distributed_locks d JOIN partition_progress p ON p.topic = d.topic "
                     + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
+    static final String LIVE_SHARED_LEASES = LIVE_LEASES + " AND d.mode = 'shared'";
     private static final String WAITERS = "SELECT partition, count(*) FROM lock_waiters WHERE topic = ? GROUP BY partition";
     // Ends the partition's log time has not reached, but the wall clock has: a lease's, or a wait's.
     private static final String ENDING_BY =

@@ -64,6 +64,13 @@ final class Instruments implements AutoCloseable {
             }
         }).description("Leases live at their partition's log time, over every partition of the command topic")
                 .register(registry);
+        Gauge.builder("lockstep.shared.held", store, s -> {
+            try {
+                return s.liveSharedLeases(commandTopic);
+            } catch (StoreException e) {
+                return Double.NaN;
+            }
+        }).description("Of the leases live, the shared ones: semaphores' permits and readers' leases").register(registry);
         return new Instruments(consumerMetrics, producerMetrics, registry, consumer,
                 new QueueLengths(store, commandTopic, Duration.ofSeconds(1), System::nanoTime));
     }

@@ -44,6 +44,11 @@ final class StubStore implements LockStore {
     }
 
     @Override
+    public long liveSharedLeases(String topic) {
+        return 0;
+    }
+
+    @Override
     public Map<Integer, Long> waiters(String topic) {
         asked++;
         if (down) {

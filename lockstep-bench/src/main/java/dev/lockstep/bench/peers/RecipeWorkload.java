@@ -133,7 +133,10 @@ final class RecipeWorkload {
             CountDownLatch aLeads = new CountDownLatch(1);
             CountDownLatch bLeads = new CountDownLatch(1);
             AtomicLong bElected = new AtomicLong();
-            try (LockPeer.Candidate a = peer.campaign(group, "a", TTL, aLeads::countDown)) {
+            // Each candidate is closed once: a second close is an error for some recipes (Curator's latch).
+            LockPeer.Candidate a = peer.campaign(group, "a", TTL, aLeads::countDown);
+            boolean aClosed = false;
+            try {
                 await(aLeads, group + ": the first candidate never led");
                 try (LockPeer.Candidate b = peer.campaign(group, "b", TTL, () -> {
                     bElected.set(System.nanoTime());
@@ -141,11 +144,16 @@ final class RecipeWorkload {
                 })) {
                     Thread.sleep(BEHIND.toMillis());
                     long resigned = System.nanoTime();
+                    aClosed = true;
                     a.close();
                     await(bLeads, group + ": the second candidate never led after the first resigned");
                     if (round >= 0) {
                         took.recordValue(TimeUnit.NANOSECONDS.toMicros(bElected.get() - resigned));
                     }
+                }
+            } finally {
+                if (!aClosed) {
+                    a.close();
                 }
             }
         }
