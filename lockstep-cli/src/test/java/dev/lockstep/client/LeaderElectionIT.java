@@ -18,7 +18,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,11 +39,6 @@ class LeaderElectionIT {
     static void start() {
         env.startWorker();
         client = env.startClient();
-    }
-
-    @AfterAll
-    static void stop() {
-        client.close();
     }
 
     /** What a candidate's listener heard, in order: "gained 7" or "lost 7 RESIGNED". */

@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,11 +45,6 @@ class SharesIT {
     static void start() {
         env.startWorker();
         client = env.startClient();
-    }
-
-    @AfterAll
-    static void stop() {
-        client.close();
     }
 
     @Test
