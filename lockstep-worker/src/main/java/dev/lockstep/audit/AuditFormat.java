@@ -38,6 +38,7 @@ public enum AuditFormat {
             if (!hold.exclusive()) {
                 node.put("permit", hold.permit());
             }
+            hold.value().ifPresent(value -> node.put("value", value));
         }
         return root;
     }
@@ -62,7 +63,8 @@ public enum AuditFormat {
                         (hold.end() == Hold.End.HELD ? "held (expires then)" : hold.end().wireName())
                                 + (hold.takenOver() ? "; took over an expired lease" : "")
                                 + hold.waited().map(w -> "; waited " + w.toMillis() + " ms in the queue").orElse("")
-                                + (hold.exclusive() ? "" : "; shared, permit " + hold.permit())));
+                                + (hold.exclusive() ? "" : "; shared, permit " + hold.permit())
+                                + hold.value().map(value -> "; published " + value).orElse("")));
             }
         }
         return out.toString();

@@ -17,9 +17,16 @@ import java.util.Optional;
  * @param waited how long its holder waited in the resource's queue before it was granted, in log time
  * @param permit which of the resource's permits it held: 0 for a lock
  * @param exclusive whether it held the whole resource (a lock's, a writer's), not a shared permit
+ * @param value what the holder published with it (a leader's address), as its latest grant or extension set it
  */
 public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
-        End end, boolean takenOver, Optional<Duration> waited, int permit, boolean exclusive) {
+        End end, boolean takenOver, Optional<Duration> waited, int permit, boolean exclusive, Optional<String> value) {
+
+    public Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
+            End end, boolean takenOver, Optional<Duration> waited, int permit, boolean exclusive) {
+        this(owner, fencingToken, acquiredAt, expiresAt, endedAt, end, takenOver, waited, permit, exclusive,
+                Optional.empty());
+    }
 
     public Hold(String owner, long fencingToken, Instant acquiredAt, Instant expiresAt, Optional<Instant> endedAt,
             End end, boolean takenOver, Optional<Duration> waited) {
@@ -50,6 +57,7 @@ public record Hold(String owner, long fencingToken, Instant acquiredAt, Instant 
         Objects.requireNonNull(endedAt, "endedAt");
         Objects.requireNonNull(end, "end");
         Objects.requireNonNull(waited, "waited");
+        Objects.requireNonNull(value, "value");
     }
 
     /** The instant from which it is no longer held: its end, or while held its expiry. */

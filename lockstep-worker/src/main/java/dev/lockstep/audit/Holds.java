@@ -59,11 +59,11 @@ public final class Holds {
                     holds.add(new Hold(event.owner(), event.fencingToken(), event.at(),
                             event.expiresAt().orElse(event.at()), Optional.empty(), Hold.End.HELD,
                             event.kind() == LeaseEvent.Kind.TAKEN_OVER, event.waited(), event.permit(),
-                            event.share().exclusive()));
+                            event.share().exclusive(), event.value()));
                 }
                 case EXTENDED -> held.ifPresent(h -> holds.set(at, new Hold(h.owner(), h.fencingToken(), h.acquiredAt(),
                         event.expiresAt().orElse(h.expiresAt()), Optional.empty(), Hold.End.HELD, h.takenOver(),
-                        h.waited(), h.permit(), h.exclusive())));
+                        h.waited(), h.permit(), h.exclusive(), event.value())));
                 case RELEASED -> held.ifPresent(h -> {
                     holds.set(at, ended(h, event.at(), event.cancels().isPresent() ? Hold.End.CANCELLED
                             : Hold.End.RELEASED));
@@ -82,7 +82,7 @@ public final class Holds {
 
     private static Hold ended(Hold hold, Instant at, Hold.End end) {
         return new Hold(hold.owner(), hold.fencingToken(), hold.acquiredAt(), hold.expiresAt(), Optional.of(at), end,
-                hold.takenOver(), hold.waited(), hold.permit(), hold.exclusive());
+                hold.takenOver(), hold.waited(), hold.permit(), hold.exclusive(), hold.value());
     }
 
     public String resource() {

@@ -153,4 +153,23 @@ class HoldsTest {
         assertThat(holds.allAt(T0.plusSeconds(80))).extracting(Hold::owner).containsExactly("w");
         assertThat(holds.all().get(3).exclusive()).isTrue();
     }
+
+    /** A leader's holds say what each published; an extension may publish another; a vacancy ends nothing more. */
+    @Test
+    void aLeadersHoldsSayWhatTheyPublished() {
+        events.add(new LeaseEvent("t-0/100.0", Kind.GRANTED, "job", "a", 1, T0, Optional.of(T0.plusSeconds(30)), "t-0@0",
+                Optional.of("r1"), Optional.empty(), Optional.empty(), 0, Share.EXCLUSIVE, Optional.of("host-a:1")));
+        events.add(new LeaseEvent("t-0/101.0", Kind.EXTENDED, "job", "a", 1, T0.plusSeconds(5),
+                Optional.of(T0.plusSeconds(35)), "t-0@1", Optional.of("r2"), Optional.empty(), Optional.empty(), 0,
+                Share.EXCLUSIVE, Optional.of("host-a:2")));
+        event(Kind.RELEASED, "a", 1, 10, null);
+        event(Kind.VACANT, "a", 1, 10, null);
+        Holds holds = Holds.of("job", events);
+
+        assertThat(holds.all()).singleElement().satisfies(hold -> {
+            assertThat(hold.value()).contains("host-a:2");
+            assertThat(hold.end()).isEqualTo(Hold.End.RELEASED);
+        });
+        assertThat(AuditFormat.TEXT.write(List.of(holds))).contains("published host-a:2");
+    }
 }
