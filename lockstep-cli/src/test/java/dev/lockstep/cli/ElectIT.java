@@ -117,4 +117,27 @@ class ElectIT {
         assertThat(asked.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(asked.exitValue()).as("vacant").isEqualTo(ExitCodes.NOT_FOUND);
     }
+
+    /** Without a command: it leads until stopped, says so on a line, and resigns on SIGTERM. */
+    @Test
+    void aCandidateWithoutACommandLeadsUntilStoppedAndResigns() throws Exception {
+        Path said = dir.resolve("elect.out");
+        Process leader = LockstepProcess.startWithOutput(said.toFile(), dir.resolve("elect.stderr").toFile(),
+                cli("elect", "standby-group", "--candidate", "host-c", "--ttl", "30"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> lines(said).size() == 1);
+        JsonNode elected = lines(said).get(0);
+        assertThat(elected.path("event").asText()).isEqualTo("elected");
+        assertThat(elected.path("value").asText()).as("the candidate ID, by default").isEqualTo("host-c");
+        assertThat(elected.path("owner").asText()).startsWith("host-c/");
+
+        leader.destroy();
+        assertThat(leader.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(leader.exitValue()).isZero();
+        assertThat(lines(said).get(lines(said).size() - 1).path("reason").asText()).isEqualTo("resigned");
+        Process asked = LockstepProcess.startWithOutput(dir.resolve("after.out").toFile(),
+                dir.resolve("after.stderr").toFile(), cli("leader", "standby-group"));
+        assertThat(asked.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(asked.exitValue()).as("resigned at once, not left to expire in 30 s").isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(lines(dir.resolve("after.out")).get(0).path("vacant").asBoolean()).isTrue();
+    }
 }
