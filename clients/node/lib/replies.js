@@ -65,6 +65,8 @@ function mismatch(command, reply) {
       // A caller that asked for the whole resource never takes a shared permit for it.
       const [mode, limit] = askedShare(command);
       if (lease.mode !== mode || lease.limit !== limit) wrong.push(`a lease ${lease.mode} of ${lease.limit}`);
+      // A leader that asked to publish its address never takes a grant publishing another's.
+      if (lease.value !== (command.value ?? null)) wrong.push(`a lease publishing ${lease.value ?? 'no value'}`);
     }
   }
   return wrong.length === 0 ? null

@@ -40,6 +40,17 @@ it('reads no reply from a malformed record', () => {
   assert.equal(parseReply(Buffer.from('{"outcome":"locked"}')), null);
 });
 
+it('refuses a grant publishing another value than the acquire asked for', () => {
+  const acquire = { request_id: 'r1', type: 'acquire', resource: 'a', owner: 'alice', ttl_seconds: 30, value: '10.0.0.7:8080' };
+  const lock = { resource: 'a', owner: 'alice', fencing_token: 7, acquired_at: 'x', expires_at: 'y', value: '10.0.0.7:8080' };
+  assert.equal(mismatch(acquire, reply({ type: 'acquire', outcome: 'acquired', lock })), null);
+  assert.match(mismatch(acquire, reply({ type: 'acquire', outcome: 'acquired', lock: { ...lock, value: '10.0.0.9:1' } })),
+    /a lease publishing 10.0.0.9:1/);
+  const { value, ...plain } = lock;
+  assert.match(mismatch(acquire, reply({ type: 'acquire', outcome: 'acquired', lock: plain })), /a lease publishing no value/);
+  assert.equal(value, '10.0.0.7:8080');
+});
+
 it('refuses a grant of another share than the acquire asked for', () => {
   const acquire = { request_id: 'r1', type: 'acquire', resource: 'a', owner: 'alice', ttl_seconds: 30 };
   const shared = { resource: 'a', owner: 'alice', fencing_token: 7, acquired_at: 'x', expires_at: 'y', mode: 'shared', limit: 4, permit: 1 };

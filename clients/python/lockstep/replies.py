@@ -101,6 +101,9 @@ def mismatch(command, reply):
         if kind == "acquire" and (lease.mode, lease.limit) != asked_share(command):
             # A caller that asked for the whole resource never takes a shared permit for it.
             wrong.append("a lease %s of %d" % (lease.mode, lease.limit))
+        if kind == "acquire" and lease.value != command.get("value"):
+            # A leader that asked to publish its address never takes a grant publishing another's.
+            wrong.append("a lease publishing %s" % (lease.value or "no value"))
     if not wrong:
         return None
     return "reply to request %s names %s, but the request was %s of %s" % (

@@ -269,6 +269,18 @@ class Matching(unittest.TestCase):
         self.assertIsNone(mismatch(dict(acquire, mode="shared"), self.reply(
             type="acquire", outcome="acquired", lock=dict(shared, limit=64))))
 
+    def test_a_grant_publishing_another_value_than_asked_is_refused(self):
+        acquire = {"request_id": "r1", "type": "acquire", "resource": "a", "owner": "alice", "ttl_seconds": 30,
+                   "value": "10.0.0.7:8080"}
+        lock = {"resource": "a", "owner": "alice", "fencing_token": 7, "acquired_at": "x", "expires_at": "y",
+                "value": "10.0.0.7:8080"}
+        self.assertIsNone(mismatch(acquire, self.reply(type="acquire", outcome="acquired", lock=lock)))
+        self.assertIn("a lease publishing 10.0.0.9:1", mismatch(acquire, self.reply(
+            type="acquire", outcome="acquired", lock=dict(lock, value="10.0.0.9:1"))))
+        plain = {k: v for k, v in lock.items() if k != "value"}
+        self.assertIn("a lease publishing no value", mismatch(acquire, self.reply(
+            type="acquire", outcome="acquired", lock=plain)))
+
     def test_an_invalid_reply_may_name_no_type_or_resource(self):
         self.assertIsNone(mismatch(self.command, self.reply(type=None, resource=None, outcome="invalid", lock=None,
                                                               problem={"detail": "x"})))

@@ -28,18 +28,20 @@ import java.util.OptionalLong;
  *     a status, or when the caller sent none the worker could read
  * @param share for an acquire, the share it asked for: a lease granted of another (a shared one
  *     to a caller that asked for the whole resource) is no answer to it
+ * @param value for an acquire (one with a share), the value it asked its lease to publish; a grant
+ *     publishing another is no answer to it
  */
 public record Expected(CommandType type, String resource, Optional<String> owner, OptionalLong fencingToken,
-        Optional<Share> share) {
+        Optional<Share> share, Optional<String> value) {
 
     public Expected(CommandType type, String resource, Optional<String> owner, OptionalLong fencingToken) {
-        this(type, resource, owner, fencingToken, Optional.empty());
+        this(type, resource, owner, fencingToken, Optional.empty(), Optional.empty());
     }
 
     public static Expected of(Command command) {
         if (command instanceof Command.Acquire c) {
             return new Expected(c.type(), c.resource(), Optional.of(c.owner().strip()), OptionalLong.empty(),
-                    Optional.of(c.share()));
+                    Optional.of(c.share()), c.value());
         } else if (command instanceof Command.Renew c) {
             return new Expected(c.type(), c.resource(), Optional.of(c.owner().strip()), c.fencingToken());
         } else if (command instanceof Command.Release c) {
@@ -76,6 +78,10 @@ public record Expected(CommandType type, String resource, Optional<String> owner
                 wrong.add("a lease " + describe(lease.share()));
             }
         });
+        if (share.isPresent() && reply.reply() instanceof Verdict.Acquired acquired
+                && !acquired.lease().value().equals(value)) {
+            wrong.add("a lease publishing " + acquired.lease().value().orElse("no value"));
+        }
         return wrong.isEmpty() ? Optional.empty()
                 : Optional.of("reply to request " + reply.requestId() + " names " + String.join(", ", wrong)
                         + ", but the request was " + this);
@@ -115,6 +121,7 @@ public record Expected(CommandType type, String resource, Optional<String> owner
     public String toString() {
         return type.wireName() + " of " + resource + owner.map(o -> " by " + o).orElse("")
                 + (fencingToken.isPresent() ? " with token " + fencingToken.getAsLong() : "")
-                + share.map(s -> ", " + describe(s)).orElse("");
+                + share.map(s -> ", " + describe(s)).orElse("")
+                + value.map(v -> ", publishing " + v).orElse("");
     }
 }

@@ -122,4 +122,21 @@ class ExpectedTest {
         assertThat(Expected.of(other).mismatch(decided(semaphore, new Verdict.Acquired(shared)))).isPresent();
         assertThat(Expected.of(semaphore).mismatch(decided(semaphore, new Verdict.Acquired(shared)))).isEmpty();
     }
+
+    /** A leader that asked to publish its address must not take a grant publishing another's, or none. */
+    @Test
+    void aGrantPublishingAnotherValueThanAskedIsNoAnswer() {
+        Command.Acquire leader = new Command.Acquire("id", "r", "alice", Duration.ofSeconds(30), Duration.ZERO,
+                Share.EXCLUSIVE, Optional.of("10.0.0.7:8080"));
+        Lease publishing = new Lease("r", "alice", 7, T, T.plusSeconds(30), 0, Share.EXCLUSIVE,
+                Optional.of("10.0.0.7:8080"));
+        Lease another = new Lease("r", "alice", 7, T, T.plusSeconds(30), 0, Share.EXCLUSIVE, Optional.of("10.0.0.9:1"));
+        assertThat(Expected.of(leader).mismatch(decided(leader, new Verdict.Acquired(publishing)))).isEmpty();
+        assertThat(Expected.of(leader).mismatch(decided(leader, new Verdict.Acquired(another))))
+                .hasValueSatisfying(why -> assertThat(why).contains("a lease publishing 10.0.0.9:1"));
+        assertThat(Expected.of(leader).mismatch(decided(leader, new Verdict.Acquired(lease("r", "alice", 7)))))
+                .hasValueSatisfying(why -> assertThat(why).contains("a lease publishing no value"));
+        assertThat(Expected.of(ACQUIRE).mismatch(decided(ACQUIRE, new Verdict.Acquired(publishing))))
+                .as("a lock's acquire takes no leader's grant").isPresent();
+    }
 }

@@ -13,7 +13,6 @@ import dev.lockstep.core.Command;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Problem;
-import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.Limits;
@@ -56,7 +55,7 @@ public final class LockGateway {
     static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     static final String PROBLEM_JSON = "application/problem+json";
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-    /** Reads an acquire's share; any TTL the worker may take passes it, the worker judges the TTL. */
+    /** Reads an acquire (its share and value); any TTL the worker may take passes it, the worker judges the TTL. */
     private static final CommandDecoder SHARES = new CommandDecoder(new Limits(ChronoUnit.FOREVER.getDuration(),
             Limits.DEFAULT_MAX_VALUE_BYTES));
     /** The body fields each command takes; others (a {@code reply_to} above all) are not passed on. */
@@ -139,7 +138,9 @@ public final class LockGateway {
                             + IDEMPOTENCY_KEY + ".", List.of()), requestId);
             return;
         }
-        Expected expected = new Expected(type, resource, owner(command), token(command), share(resource, value));
+        Optional<Command.Acquire> asked = acquire(resource, value);
+        Expected expected = new Expected(type, resource, owner(command), token(command),
+                asked.map(Command.Acquire::share), asked.flatMap(Command.Acquire::value));
         // A request that waits in the queue is held that much longer before it is answered 504.
         Duration waits = Duration.ofMillis(command.path("wait_ms").asLong(0));
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
@@ -178,12 +179,12 @@ public final class LockGateway {
     }
 
     /**
-     * The share an acquire asks for, read as the worker reads it: a grant of another is no answer
-     * to it. Empty for another command, or one the worker answers {@code invalid}.
+     * The acquire, read as the worker reads it: a grant of another share, or publishing another
+     * value, is no answer to it. Empty for another command, or one the worker answers {@code invalid}.
      */
-    private static Optional<Share> share(String resource, byte[] value) {
+    private static Optional<Command.Acquire> acquire(String resource, byte[] value) {
         return SHARES.decode(resource.getBytes(StandardCharsets.UTF_8), value) instanceof ParsedCommand.Valid valid
-                && valid.command() instanceof Command.Acquire acquire ? Optional.of(acquire.share()) : Optional.empty();
+                && valid.command() instanceof Command.Acquire acquire ? Optional.of(acquire) : Optional.empty();
     }
 
     private static OptionalLong token(ObjectNode command) {
