@@ -32,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Semaphores and read-write locks through the Java client, on a real broker and database: never
  * more holders than the limit, each with its own permit and lease; a waiting writer keeps later
- * readers out and is granted when the readers leave; a replay reproduces every reply and event.
+ * readers out and is granted when the readers leave, and the readers after it each get a token of
+ * their own when it leaves; a replay reproduces every reply and event.
  */
 class SharesIT {
 
@@ -109,10 +110,12 @@ class SharesIT {
         Thread.sleep(500);
         CompletableFuture<Optional<HeldLease>> late = client.tryAcquire("doc:1", "reader-3", Duration.ofSeconds(30),
                 Duration.ofSeconds(30), reader);
+        CompletableFuture<Optional<HeldLease>> later = client.tryAcquire("doc:1", "reader-4", Duration.ofSeconds(30),
+                Duration.ofSeconds(30), reader);
         Thread.sleep(500);
         Verdict.Locked status = (Verdict.Locked) client.blocking().status("doc:1");
         assertThat(status.holders()).extracting(Lease::owner).containsExactly("reader-1", "reader-2");
-        assertThat(status.waiters()).isEqualTo(2);
+        assertThat(status.waiters()).isEqualTo(3);
         assertThat(writer).as("the readers hold").isNotDone();
         assertThat(late).as("behind the waiting writer, though readers hold").isNotDone();
 
@@ -125,9 +128,16 @@ class SharesIT {
         Thread.sleep(300);
         assertThat(late).as("the writer holds").isNotDone();
         written.close();
+        // Both readers come in when the writer leaves: the release grants the first, a hand-over
+        // record the worker appends right after it the second, each with its own token.
         HeldLease third = late.get(10, TimeUnit.SECONDS).orElseThrow();
+        HeldLease fourth = later.get(10, TimeUnit.SECONDS).orElseThrow();
         assertThat(third.fencingToken()).isGreaterThan(written.fencingToken());
+        assertThat(fourth.fencingToken()).isGreaterThan(third.fencingToken());
+        assertThat(List.of(third.lease().permit(), fourth.lease().permit())).containsExactly(0, 1);
+        assertThat(fourth.lease().acquiredAt()).isAfterOrEqualTo(third.lease().acquiredAt());
         third.close();
+        fourth.close();
         assertReplayed();
     }
 

@@ -255,6 +255,17 @@ class HistoryCheckerTest {
         assertThat(result.violations()).anyMatch(v -> v.contains("more holders than its limit of 2"));
     }
 
+    /** A worker that gives a semaphore's holders one token between them (as one record's grants once did): caught. */
+    @Test
+    void permitsSharingATokenAreCaught() {
+        Arbitration oneToken = (command, holders, now, token) -> command instanceof Command.Acquire a
+                && !a.share().exclusive() && !holders.liveAt(now).isEmpty()
+                ? Arbiter.decide(command, holders, now, holders.liveAt(now).get(0).fencingToken())
+                : Arbiter.decide(command, holders, now, token);
+        HistoryChecker.Result result = HistoryChecker.check(simulate(7, oneToken, 3_000, false, true));
+        assertThat(result.violations()).anyMatch(v -> v.contains("two grants share a token"));
+    }
+
     /** A worker that takes a writer for a reader lets it in among the readers: caught. */
     @Test
     void aWriterAmongReadersIsCaught() {

@@ -56,10 +56,10 @@ final class LeaseTimeline {
     }
 
     private final String resource;
-    /** A lease: its token, and its permit (shared holders granted by one record share the token). */
-    private record Key(long token, int permit) {
+    /** A lease: its token, which is its own (every grant has a token of its own, a shared one too). */
+    private record Key(long token) {
         static Key of(Lease lease) {
-            return new Key(lease.fencingToken(), lease.permit());
+            return new Key(lease.fencingToken());
         }
     }
 
@@ -98,6 +98,12 @@ final class LeaseTimeline {
     /** @param grant whether the reply is an acquire's: the first for a token is its grant */
     private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant) {
         Grant known = byToken.get(Key.of(lease));
+        if (known != null && known.first.permit() != lease.permit()) {
+            violations.add(resource + ": two grants share a token: " + known + ", and permit " + lease.permit()
+                    + " of owner " + lease.owner() + " by request " + applied.requestId() + " at "
+                    + applied.record().position());
+            return;
+        }
         if (known != null && !known.first.acquiredAt().equals(lease.acquiredAt())) {
             violations.add(resource + ": fencing token did not grow: " + known + " was reused for a lease granted "
                     + lease.acquiredAt() + " to owner " + lease.owner() + " by request "

@@ -7,6 +7,7 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PostgresLockStore;
@@ -129,6 +130,42 @@ class BatchProcessorIT {
     private static List<String> events(List<Outbound> outbound) {
         return outbound.stream().filter(Outbound.Event.class::isInstance)
                 .map(o -> ((Outbound.Event) o).entry().value()).toList();
+    }
+
+    /**
+     * Two permits freed by one record: it grants the first waiter, and the next waits, marked due
+     * in the database (where the ticker finds it if the hand-over is lost), until the hand-over
+     * record grants it with a token of its own; a full semaphore leaves nobody due.
+     */
+    @Test
+    void theNextWaiterOfPermitsFreedTogetherIsDueUntilAHandOverGrantsIt() {
+        PartitionId partition = new PartitionId("handover", 0);
+        Batches.start(store, partition);
+        Instant t0 = Instant.now();
+        String semaphore = ",\"limit\":2";
+        String waits = semaphore + ",\"wait_ms\":120000}";
+        List<Inbound> first = List.of(
+                Batches.record("handover", 0, "sem", acquire("a", "sem", "a").replace("}", semaphore + "}"), t0),
+                Batches.record("handover", 1, "sem", acquire("b", "sem", "b").replace("}", semaphore + "}"), t0),
+                Batches.record("handover", 2, "sem", acquire("c", "sem", "c").replace("}", waits), t0),
+                Batches.record("handover", 3, "sem", acquire("d", "sem", "d").replace("}", waits), t0),
+                Batches.record("handover", 4, "sem", acquire("e", "sem", "e").replace("}", waits), t0));
+        Batches.processor(store).process(partition, first);
+
+        List<Outbound> bothEnded = Batches.processor(store).process(partition, List.of(Batches.record("handover", 5,
+                "sem", "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"sem\"}", t0.plusSeconds(61))));
+        assertThat(replies(bothEnded)).as("c granted at the record that showed both leases end").containsExactly("c", "s");
+        assertThat(values(bothEnded).get(0)).contains("\"fencing_token\":6");
+        assertThat(bothEnded).filteredOn(Outbound.HandOver.class::isInstance).singleElement()
+                .isEqualTo(new Outbound.HandOver(bothEnded.get(0).source(), "sem"));
+        assertThat(store.handOversDue("handover", List.of(0))).containsExactly(new DueHandOver(0, "sem", 5));
+
+        List<Outbound> handedOver = Batches.processor(store).process(partition,
+                List.of(Batches.handOver("handover", 6, "sem", 5, t0.plusSeconds(62))));
+        assertThat(replies(handedOver)).containsExactly("d");
+        assertThat(values(handedOver).get(0)).as("its own record's token").contains("\"fencing_token\":7");
+        assertThat(handedOver).noneMatch(Outbound.HandOver.class::isInstance);
+        assertThat(store.handOversDue("handover", List.of(0))).as("c and d hold both permits: e is not due").isEmpty();
     }
 
     @Test

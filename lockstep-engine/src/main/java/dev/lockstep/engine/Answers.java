@@ -22,7 +22,7 @@ final class Answers {
      * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
      */
     static Optional<Outbound> again(Inbound record, Triaged triaged, PartitionState state) {
-        if (triaged instanceof Triaged.Tick) {
+        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver) {
             return Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             return Optional.of(dead.of(record));

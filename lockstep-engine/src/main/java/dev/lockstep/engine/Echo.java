@@ -23,7 +23,7 @@ public final class Echo {
 
     public Optional<Outbound> answer(Inbound record) {
         Triaged triaged = triage.triage(record);
-        if (triaged instanceof Triaged.Tick) {
+        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver) {
             return Optional.empty();
         } else if (triaged instanceof Triaged.Apply apply) {
             Verdict verdict = apply.command() instanceof Command.Acquire ? new Verdict.NotAcquired(Duration.ZERO)

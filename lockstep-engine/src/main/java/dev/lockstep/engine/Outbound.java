@@ -76,6 +76,14 @@ public sealed interface Outbound {
     }
 
     /**
+     * A hand-over ({@link dev.lockstep.protocol.HandOver}) to append to the source's partition:
+     * after the source, the resource has room for its first waiter, which a record of its own
+     * grants. Not a reply: nobody is told anything by it.
+     */
+    record HandOver(Inbound source, String resource) implements Outbound {
+    }
+
+    /**
      * The command record, byte for byte, with the reason it could not be answered.
      *
      * @param reply the reply the command got, when it was decided but could not be delivered

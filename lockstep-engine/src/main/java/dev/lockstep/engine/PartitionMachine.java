@@ -114,12 +114,20 @@ public final class PartitionMachine {
             return ids;
         }
 
-        /** The resources of the valid commands at or after {@code offset}: their leases must be loaded. */
+        /**
+         * The resources of the valid commands and hand-overs at or after {@code offset}: their
+         * leases and queues must be loaded.
+         */
         public Set<String> resourcesFrom(long offset) {
             Set<String> resources = new LinkedHashSet<>();
             for (int i = 0; i < records.size(); i++) {
-                if (triaged.get(i) instanceof Triaged.Apply apply && records.get(i).offset() >= offset) {
+                if (records.get(i).offset() < offset) {
+                    continue;
+                }
+                if (triaged.get(i) instanceof Triaged.Apply apply) {
                     resources.add(apply.command().resource());
+                } else if (triaged.get(i) instanceof Triaged.HandOver handOver) {
+                    resources.add(handOver.resource());
                 }
             }
             return resources;
@@ -173,6 +181,9 @@ public final class PartitionMachine {
         Optional<Outbound> out;
         if (triaged instanceof Triaged.Tick) {
             out = Optional.empty();
+        } else if (triaged instanceof Triaged.HandOver handOver) {
+            queueing.named(handOver.resource());
+            out = Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             out = Optional.of(dead.of(record));
         } else if (triaged instanceof Triaged.Undelivered marker) {
@@ -180,13 +191,15 @@ public final class PartitionMachine {
         } else if (triaged instanceof Triaged.Reject reject) {
             out = Optional.of(reject.reply(record));
         } else {
-            out = apply(record, (Triaged.Apply) triaged, now, quarantine, state, events, queueing);
+            Triaged.Apply apply = (Triaged.Apply) triaged;
+            out = apply(record, apply, now, quarantine, state, events, queueing);
+            queueing.named(apply.command().resource());
         }
-        // After the record's own command: each resource it freed, or that log time freed, goes to
-        // its first waiter, one grant per resource and record (the record's token is the grant's).
+        // After the record's own command: each resource it freed or named, or that log time freed,
+        // goes to its first waiter, one grant per resource and record (the record's token is the grant's).
         queueing.handOvers();
         state.position(position.advancedTo(record.offset() + 1, now, quarantine));
-        return new Step(events.written(), queueing.replies(), out);
+        return new Step(events.written(), queueing.replies(), out, queueing.due());
     }
 
     /** The record's command decided, and its reply; none while the acquire waits in its resource's queue. */

@@ -25,11 +25,12 @@ import java.util.Set;
  * The queue's rules for one record, at its log time {@code now}: waits that ended leave their
  * queues first; the record's own command comes next (an acquire that waits joins its resource's
  * queue, a cancellation takes its acquire out of it, a newcomer never passes a waiter); then a
- * resource whose lease ended or was released at this record goes to its first waiter. Each waiter
- * decided gets its one reply here, published with the record's own.
+ * resource whose lease ended or was released at this record, or that the record names, goes to its
+ * first waiter. Each waiter decided gets its one reply here, published with the record's own.
  *
  * <p>A grant to a waiter is made by this record, so its fencing token is this record's (as any
- * grant's is the record's that made it), and its lease starts at this record's log time.
+ * grant's is the record's that made it), and its lease starts at this record's log time. So a
+ * record grants a resource to one waiter at most, and one due after it waits for a hand-over.
  */
 final class Queueing {
 
@@ -40,6 +41,8 @@ final class Queueing {
     private final EngineSettings settings;
     // Most records decide no waiter: nothing is built for them.
     private List<Outbound.ReplyRecord> replies = List.of();
+    private List<Outbound.HandOver> due = List.of();
+    // The resources whose first waiter this record may grant: freed at it, or named by it.
     private final Set<String> freed = new LinkedHashSet<>();
     // The announced leases (with a value) that ended at this record, the last one per resource.
     private Map<String, Lease> announced = Map.of();
@@ -67,6 +70,19 @@ final class Queueing {
             events.waiting(LeaseEvent.Kind.WAIT_EXPIRED, waiter, waiter.deadline());
             answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.WAIT_EXPIRED)));
         }
+    }
+
+    /**
+     * The record's command, or hand-over, names this resource: a waiter due there (one a lost
+     * hand-over left waiting) is granted at it, as at the hand-over.
+     */
+    void named(String resource) {
+        freed.add(resource);
+    }
+
+    /** The hand-overs to append: a resource with room for its next waiter after this record. */
+    List<Outbound.HandOver> due() {
+        return due;
     }
 
     /** The lease ended, or was released, at this record. */
@@ -114,8 +130,8 @@ final class Queueing {
     }
 
     /**
-     * Each resource freed at this record to its waiters, first come first, as many as it has room
-     * for; then each resource an announced lease left that nobody holds now is said to be vacant.
+     * Each resource freed at this record, or named by it, to its first waiter if it has room for
+     * it; then each resource an announced lease left that nobody holds now is said to be vacant.
      */
     void handOvers() {
         freed.forEach(this::handOver);
@@ -145,31 +161,45 @@ final class Queueing {
     }
 
     /**
-     * The resource to its waiters in order while the rules grant the first: a lock's one, a
-     * semaphore's as many as it has free permits, readers up to the first queued writer. Grants
-     * made together are this record's, so they share its token and differ by permit.
+     * The resource to its first waiter, when the rules grant it now: one grant per resource and
+     * record, since a grant's token is its record's. When the next waiter could be granted too (a
+     * semaphore's permits freed together, readers after a writer), it is due: marked so, and a
+     * hand-over record is to be appended, at which it is granted, and so on while more are due.
      */
     private void handOver(String resource) {
         Optional<Waiter> first = state.queues().first(resource);
-        while (first.isPresent()) {
-            Waiter waiter = first.get();
-            Holders holders = state.holders(resource);
-            if (holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()))) {
-                // Its owner waits twice and holds already: the second acquire waits for a new lease.
-                return;
-            }
-            Verdict verdict = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()))
-                    .verdict();
-            if (!(verdict instanceof Verdict.Acquired acquired)) {
-                return;
-            }
-            state.queues().leave(waiter);
-            Lease granted = acquired.lease();
-            state.put(granted);
-            events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
-            answer(waiter, verdict);
-            first = state.queues().first(resource);
+        Optional<Verdict.Acquired> grant = first.flatMap(this::grantable);
+        if (grant.isEmpty()) {
+            return;
         }
+        Waiter waiter = first.get();
+        state.queues().leave(waiter);
+        Lease granted = grant.get().lease();
+        Holders holders = state.holders(resource);
+        state.put(granted);
+        events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
+        answer(waiter, grant.get());
+        Optional<Waiter> next = state.queues().first(resource);
+        if (next.isPresent() && grantable(next.get()).isPresent()) {
+            state.queues().markDue(next.get(), record.offset());
+            if (due.isEmpty()) {
+                due = new ArrayList<>(1);
+            }
+            due.add(new Outbound.HandOver(record, resource));
+        }
+    }
+
+    /**
+     * The lease the rules grant the waiter at this record, unless its owner holds the resource
+     * already (its second acquire waits for a new lease) or another holder is in the way.
+     */
+    private Optional<Verdict.Acquired> grantable(Waiter waiter) {
+        Holders holders = state.holders(waiter.resource());
+        if (holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()))) {
+            return Optional.empty();
+        }
+        return Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset())).verdict()
+                instanceof Verdict.Acquired acquired ? Optional.of(acquired) : Optional.empty();
     }
 
     /** A new lease's event: a takeover when another owner's lease expired less than the request retention before. */

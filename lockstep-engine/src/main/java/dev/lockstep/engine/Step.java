@@ -6,26 +6,34 @@ import java.util.Optional;
 
 /**
  * What one command record produced: the lease events it made or showed, in order; the replies of
- * the waiting acquires it decided; and its own answer (a reply or a dead letter; none for a tick,
- * or for an acquire that joined a queue).
+ * the waiting acquires it decided; its own answer (a reply or a dead letter; none for a tick, a
+ * hand-over, or an acquire that joined a queue); and the hand-overs to append for the waiters that
+ * are due after it.
  */
-public record Step(List<Outbound.Event> events, List<Outbound.ReplyRecord> deferred, Optional<Outbound> answer) {
+public record Step(List<Outbound.Event> events, List<Outbound.ReplyRecord> deferred, Optional<Outbound> answer,
+        List<Outbound.HandOver> handOvers) {
 
     public Step {
         events = List.copyOf(events);
         deferred = List.copyOf(deferred);
+        handOvers = List.copyOf(handOvers);
+    }
+
+    public Step(List<Outbound.Event> events, List<Outbound.ReplyRecord> deferred, Optional<Outbound> answer) {
+        this(events, deferred, answer, List.of());
     }
 
     public Step(List<Outbound.Event> events, Optional<Outbound> answer) {
         this(events, List.of(), answer);
     }
 
-    /** Everything to publish: events, then the waiters' replies, then the record's own answer. */
+    /** Everything to publish: events, then the waiters' replies, then the record's own answer, then hand-overs. */
     public List<Outbound> all() {
-        List<Outbound> all = new ArrayList<>(events.size() + deferred.size() + 1);
+        List<Outbound> all = new ArrayList<>(events.size() + deferred.size() + 1 + handOvers.size());
         all.addAll(events);
         all.addAll(deferred);
         answer.ifPresent(all::add);
+        all.addAll(handOvers);
         return all;
     }
 }

@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.HandOver;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
@@ -44,6 +45,9 @@ final class Triage {
         if (record.headers().has(Tick.HEADER)) {
             return tick(record);
         }
+        if (record.headers().has(HandOver.HEADER)) {
+            return handOver(record);
+        }
         if (!record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
             return command(record);
         }
@@ -64,6 +68,28 @@ final class Triage {
         }
         return malformed.<Triaged>map(reason -> new Triaged.DeadLetter(reason, Outbound.Cause.UNREADABLE))
                 .orElseGet(Triaged.Tick::new);
+    }
+
+    /**
+     * A hand-over grants only what the rules grant at any record of its resource, so one a producer
+     * wrote in its shape does no harm; any other record with the header is dead-lettered.
+     */
+    private Triaged handOver(Inbound record) {
+        HandOver.Read read = HandOver.read(record.key(), record.value(),
+                record.headers().lastValue(HandOver.HEADER).orElse(null), record.headers().count(HandOver.HEADER));
+        if (read instanceof HandOver.Read.Malformed malformed) {
+            return new Triaged.DeadLetter(malformed.reason(), Outbound.Cause.UNREADABLE);
+        }
+        if (record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
+            return new Triaged.DeadLetter("a hand-over (" + HandOver.HEADER + " header) marks no record: it carries no "
+                    + DeadLetterHeaders.UNDELIVERABLE + " header", Outbound.Cause.UNREADABLE);
+        }
+        int expected = partitionOf(record.key(), partitions);
+        if (expected != record.partition()) {
+            return new Triaged.DeadLetter("a hand-over belongs on its resource's partition, " + expected
+                    + "; this record is on " + record.partition(), Outbound.Cause.UNREADABLE);
+        }
+        return new Triaged.HandOver(((HandOver.Read.Resource) read).name());
     }
 
     /**

@@ -67,6 +67,13 @@ sealed interface Triaged {
     record Tick() implements Triaged {
     }
 
+    /**
+     * A hand-over the worker appended ({@link dev.lockstep.protocol.HandOver}): the resource's first
+     * waiter is granted at it when the rules let it; never answered.
+     */
+    record HandOver(String resource) implements Triaged {
+    }
+
     /** A valid command for the arbiter. */
     record Apply(ReplyRoute route, Optional<byte[]> correlationId, Command command) implements Answered {
         @Override

@@ -30,6 +30,8 @@ public final class WaitQueues {
     private final PriorityQueue<Waiter> deadlines = new PriorityQueue<>(Waiter.BY_DEADLINE);
     private final Map<Long, Waiter> joined = new LinkedHashMap<>();
     private final Set<Long> left = new LinkedHashSet<>();
+    /** Waiters due since loading (by offset): the offset of the record after which each was. */
+    private final Map<Long, Long> due = new LinkedHashMap<>();
     private boolean writesBack = true;
 
     WaitQueues(Collection<Waiter> waiters) {
@@ -62,6 +64,16 @@ public final class WaitQueues {
         return Collections.unmodifiableCollection(left);
     }
 
+    /**
+     * The waiters still waiting that became due since loading: each waiter's offset, and the
+     * offset of the record after which it could be granted. A note for the worker, which appends
+     * a hand-over for each such resource (again, if the one it appended is lost); no decision
+     * reads it.
+     */
+    public Map<Long, Long> due() {
+        return Collections.unmodifiableMap(due);
+    }
+
     int length(String resource) {
         ArrayDeque<Waiter> queue = byResource.get(resource);
         return queue == null ? 0 : queue.size();
@@ -91,6 +103,12 @@ public final class WaitQueues {
         }
     }
 
+    void markDue(Waiter waiter, long afterOffset) {
+        if (writesBack) {
+            due.put(waiter.offset(), afterOffset);
+        }
+    }
+
     void leave(Waiter waiter) {
         ArrayDeque<Waiter> queue = byResource.get(waiter.resource());
         queue.remove(waiter);
@@ -98,6 +116,7 @@ public final class WaitQueues {
             byResource.remove(waiter.resource());
         }
         byRequestId.remove(waiter.requestId());
+        due.remove(waiter.offset());
         if (writesBack && joined.remove(waiter.offset()) == null) {
             left.add(waiter.offset());
         }
@@ -120,6 +139,7 @@ public final class WaitQueues {
         writesBack = false;
         joined.clear();
         left.clear();
+        due.clear();
     }
 
     private void add(Waiter waiter) {

@@ -1,6 +1,10 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.HandOver;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
@@ -55,6 +59,31 @@ final class JobPartition {
     Step tick(Instant when) {
         time = when;
         return machine.step(TickTest.tick(offset++, when), state);
+    }
+
+    /** A hand-over of {@code resource} as the worker appends it, {@code step} after the record before. */
+    Step handOver(String resource) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@" + (offset - 1)));
+        Step result = machine.step(new Inbound("lock.commands", 0, offset++, resource.getBytes(StandardCharsets.UTF_8),
+                null, InboundHeaders.of(headers), Optional.of(time)), state);
+        time = time.plus(step);
+        return result;
+    }
+
+    /**
+     * The hand-overs the step asks for appended, as the worker appends them, and those they ask
+     * for in turn, until none is due: their steps, in log order.
+     */
+    List<Step> handOvers(Step step) {
+        List<Step> steps = new ArrayList<>();
+        ArrayDeque<Outbound.HandOver> due = new ArrayDeque<>(step.handOvers());
+        while (!due.isEmpty()) {
+            Step next = handOver(due.poll().resource());
+            steps.add(next);
+            due.addAll(next.handOvers());
+        }
+        return steps;
     }
 
     /** The log time of the last record. */

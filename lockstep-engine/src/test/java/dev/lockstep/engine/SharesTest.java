@@ -12,13 +12,15 @@ import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * Semaphores and read-write locks in the log: up to the limit of shared holders, each its own
  * permit and lease; a full resource queues in order; a queued writer keeps later readers out; a
- * record that frees permits hands them to as many waiters as fit, in order, with its token.
+ * record that frees permits grants the first waiter, and a hand-over record each next one that
+ * fits, in order, each grant with its own record's token.
  */
 class SharesTest {
 
@@ -72,7 +74,7 @@ class SharesTest {
     }
 
     @Test
-    void aQueuedWriterKeepsLaterReadersOutAndTheReadersAfterItAreGrantedTogether() {
+    void aQueuedWriterKeepsLaterReadersOutAndTheReadersAfterItAreGrantedEachByARecordOfItsOwn() {
         Lease r1 = granted(send(acquire("r1", ",\"mode\":\"shared\"", 0)));
         granted(send(acquire("r2", ",\"mode\":\"shared\"", 0)));
         assertThat(r1.share()).isEqualTo(Share.shared(Share.MAX_LIMIT));
@@ -82,17 +84,65 @@ class SharesTest {
         Verdict impatient = verdict(send(acquire("r4", ",\"mode\":\"shared\"", 0)));
         assertThat(impatient).as("nor does one that will not wait pass").isInstanceOf(Verdict.NotAcquired.class);
         assertThat(send(acquire("r5", ",\"mode\":\"shared\"", 60_000)).answer()).isEmpty();
+        assertThat(send(acquire("r6", ",\"mode\":\"shared\"", 60_000)).answer()).isEmpty();
 
         assertThat(send(release("r1")).deferred()).as("r2 still reads").isEmpty();
         Step lastReader = send(release("r2"));
         assertThat(deferredGrants(lastReader)).extracting(Lease::owner).containsExactly("w");
+        assertThat(lastReader.handOvers()).as("the readers wait for the writer").isEmpty();
 
         Step writerDone = send(release("w"));
-        List<Lease> readers = deferredGrants(writerDone);
-        assertThat(readers).extracting(Lease::owner).containsExactly("r3", "r5");
-        assertThat(readers).extracting(Lease::permit).containsExactly(0, 1);
-        assertThat(readers).extracting(Lease::fencingToken).as("the record's token, granted together")
-                .containsOnly(state.position().tokenAt(writerDone.deferred().get(0).source().offset()));
+        assertThat(deferredGrants(writerDone)).as("one grant per record: its token is the record's")
+                .extracting(Lease::owner).containsExactly("r3");
+        assertThat(writerDone.handOvers()).as("r5 is due: a hand-over is to be appended for it")
+                .extracting(Outbound.HandOver::resource).containsExactly("job");
+        Waiter r5 = state.queues().queue("job").get(0);
+        assertThat(state.queues().due()).as("marked, so a lost hand-over is appended again")
+                .containsEntry(r5.offset(), writerDone.deferred().get(0).source().offset());
+
+        List<Step> handOvers = partition.handOvers(writerDone);
+        assertThat(handOvers).as("r5, then r6, each granted by a hand-over; the last asks for none").hasSize(2);
+        assertThat(handOvers.get(1).handOvers()).isEmpty();
+        List<Lease> readers = new ArrayList<>(deferredGrants(writerDone));
+        handOvers.forEach(step -> readers.addAll(deferredGrants(step)));
+        assertThat(readers).extracting(Lease::owner).containsExactly("r3", "r5", "r6");
+        assertThat(readers).extracting(Lease::permit).containsExactly(0, 1, 2);
+        assertThat(readers).extracting(Lease::fencingToken).as("every grant its own token, in queue order")
+                .isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+        assertThat(readers.get(2).fencingToken())
+                .isEqualTo(state.position().tokenAt(handOvers.get(1).deferred().get(0).source().offset()));
+        assertThat(state.queues().queue("job")).isEmpty();
+    }
+
+    @Test
+    void aDueWaiterIsGrantedByTheNextRecordOfItsResourceWhenItsHandOverIsLost() {
+        send(acquire("a", ",\"limit\":2", 0));
+        send(acquire("b", ",\"limit\":2", 0));
+        send(acquire("c", ",\"limit\":2", 60_000));
+        send(acquire("d", ",\"limit\":2", 60_000));
+        Step bothEnd = partition.tick(partition.time().plus(Duration.ofSeconds(31)));
+        assertThat(deferredGrants(bothEnd)).extracting(Lease::owner).containsExactly("c");
+        assertThat(bothEnd.handOvers()).hasSize(1);
+
+        Step status = send("{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"job\"}");
+        assertThat(deferredGrants(status)).as("granted at the status, after its reply was decided")
+                .extracting(Lease::owner).containsExactly("d");
+        assertThat(((Verdict.Locked) verdict(status)).waiters()).as("the status was decided first").isEqualTo(1);
+        assertThat(status.handOvers()).isEmpty();
+
+        Step late = partition.handOver("job");
+        assertThat(late.all()).as("the hand-over that arrives after: nothing due, nothing published").isEmpty();
+        assertThat(state.holders("job").leases()).extracting(Lease::owner).containsExactly("c", "d");
+    }
+
+    @Test
+    void aHandOverGrantsOnlyWhatTheRulesGrant() {
+        send(acquire("a", "", 0));
+        send(acquire("b", "", 60_000));
+        Step forged = partition.handOver("job");
+        assertThat(forged.all()).as("a holds: nothing granted, nothing published").isEmpty();
+        assertThat(state.queues().queue("job")).extracting(Waiter::owner).containsExactly("b");
+        assertThat(state.queues().due()).isEmpty();
     }
 
     @Test

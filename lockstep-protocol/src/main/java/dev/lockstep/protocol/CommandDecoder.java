@@ -142,7 +142,7 @@ public final class CommandDecoder {
         return key == null ? Optional.empty() : strictUtf8(key);
     }
 
-    private static Optional<String> strictUtf8(byte[] bytes) {
+    static Optional<String> strictUtf8(byte[] bytes) {
         if (isAscii(bytes)) {
             // Nearly every command is ASCII, which is valid UTF-8 as it is: no decoder needed.
             return Optional.of(new String(bytes, StandardCharsets.US_ASCII));

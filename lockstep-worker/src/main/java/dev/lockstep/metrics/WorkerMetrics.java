@@ -47,6 +47,7 @@ public final class WorkerMetrics {
     private final Counter vacancies;
     private final Counter publishFailures;
     private final Counter ticks;
+    private final Counter handOvers;
     private final Counter joined;
     private final Timer waited;
 
@@ -85,6 +86,10 @@ public final class WorkerMetrics {
                 .register(registry);
         this.ticks = Counter.builder("lockstep.ticks")
                 .description("Ticks appended to command partitions, to show leases that ended with no record after them")
+                .register(registry);
+        this.handOvers = Counter.builder("lockstep.hand.overs")
+                .description("Hand-overs appended to command partitions, each to grant a resource's next waiter by a "
+                        + "record of its own")
                 .register(registry);
         this.joined = Counter.builder("lockstep.waiters.joined").description("Acquires that joined a wait queue")
                 .register(registry);
@@ -157,7 +162,14 @@ public final class WorkerMetrics {
             }
         } else if (out instanceof Outbound.DeadLetter dead) {
             registry.counter("lockstep.dead.letters", "reason", dead.cause().label()).increment();
+        } else if (out instanceof Outbound.HandOver) {
+            handOvers.increment();
         }
+    }
+
+    /** The broker acknowledged a hand-over the ticker appended again (the first was lost). */
+    public void handedOverAgain() {
+        handOvers.increment();
     }
 
     /** The broker acknowledged a tick. */

@@ -2,6 +2,7 @@ package dev.lockstep.store;
 
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -55,6 +56,9 @@ public interface LockStore extends AutoCloseable {
      * such end: where a tick would show an end that no record has shown yet.
      */
     Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by);
+
+    /** The resources of {@code topic} among {@code partitions} whose first waiter waits for a hand-over record. */
+    List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions);
 
     @Override
     void close();

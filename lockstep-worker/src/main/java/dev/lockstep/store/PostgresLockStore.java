@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -238,6 +239,11 @@ public final class PostgresLockStore implements LockStore {
     @Override
     public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {
         return TopicQueries.endingBy(dataSource, topic, partitions, by);
+    }
+
+    @Override
+    public List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions) {
+        return TopicQueries.handOversDue(dataSource, topic, partitions);
     }
 
     @Override

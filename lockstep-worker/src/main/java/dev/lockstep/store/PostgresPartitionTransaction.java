@@ -205,7 +205,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         leases.write(script, state.changedLeases(), state.removedLeases());
         upsertRequests(script, state.changedRequests());
         insertEvents(script, state.newEvents());
-        waiters.write(script, state.queues().joined(), state.queues().left());
+        waiters.write(script, state.queues().joined(), state.queues().left(), state.queues().due());
         waiters.insertReplies(script, state.newDeferredReplies());
         script.add(UPDATE_POSITION, (update, at) -> {
             update.setLong(at.next(), position.nextOffset());

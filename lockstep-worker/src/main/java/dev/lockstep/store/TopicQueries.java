@@ -7,7 +7,9 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -32,6 +34,9 @@ final class TopicQueries {
                     + "UNION ALL SELECT w.partition, w.deadline FROM lock_waiters w JOIN partition_progress p "
                     + "ON p.topic = w.topic AND p.partition = w.partition WHERE w.topic = ? AND w.partition = ANY(?) "
                     + "AND w.deadline > p.last_now AND w.deadline <= ?) due GROUP BY partition";
+
+    private static final String HAND_OVERS_DUE = "SELECT partition, resource, hand_over_due FROM lock_waiters "
+            + "WHERE topic = ? AND partition = ANY(?) AND hand_over_due IS NOT NULL ORDER BY partition, record_offset";
 
     private TopicQueries() {
     }
@@ -90,6 +95,27 @@ final class TopicQueries {
             return ending;
         } catch (SQLException e) {
             throw new StoreException("looking up ends by " + by + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    static List<DueHandOver> handOversDue(DataSource dataSource, String topic, Collection<Integer> partitions) {
+        if (partitions.isEmpty()) {
+            return List.of();
+        }
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(HAND_OVERS_DUE)) {
+            select.setString(1, topic);
+            select.setArray(2, SqlArrays.integer(connection, partitions));
+            List<DueHandOver> due = new ArrayList<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    due.add(new DueHandOver(rs.getInt(1), rs.getString(2), rs.getLong(3)));
+                }
+            }
+            connection.rollback();
+            return due;
+        } catch (SQLException e) {
+            throw new StoreException("looking up hand-overs due failed: " + e.getMessage(), e);
         }
     }
 }

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -46,6 +47,8 @@ final class WaiterRows {
                     + "deadline, reply_topic, reply_partition, correlation_id, fingerprint, mode, permit_limit, value) VALUES "
                     + "(?, ?, ?, ?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?")
                     + ", ?, ?, ?, ?, ?, ?, ?)";
+    private static final String MARK_DUE =
+            "UPDATE lock_waiters SET hand_over_due = ? WHERE topic = ? AND partition = ? AND record_offset = ?";
     private static final String DELETE =
             "DELETE FROM lock_waiters WHERE topic = ? AND partition = ? AND record_offset = ANY(?)";
     private static final String SELECT_REPLIES =
@@ -109,8 +112,11 @@ final class WaiterRows {
         return new Share(mode, rs.getInt(column + 1));
     }
 
-    /** The waiters that joined, and the offsets of those that left, since the batch read them. */
-    void write(Script script, Collection<Waiter> joined, Collection<Long> left) {
+    /**
+     * The waiters that joined, and the offsets of those that left, since the batch read them; then
+     * the marks of those due for a hand-over (waiter's offset to the record's after which it was).
+     */
+    void write(Script script, Collection<Waiter> joined, Collection<Long> left, Map<Long, Long> due) {
         if (!left.isEmpty()) {
             script.add(DELETE, (delete, at) -> {
                 delete.setString(at.next(), partition.topic());
@@ -137,6 +143,12 @@ final class WaiterRows {
                 insert.setString(at.next(), waiter.value().orElse(null));
             }, Script.exactly(1, "a waiter on " + partition + " written concurrently"));
         }
+        due.forEach((waiter, after) -> script.add(MARK_DUE, (update, at) -> {
+            update.setLong(at.next(), after);
+            update.setString(at.next(), partition.topic());
+            update.setInt(at.next(), partition.partition());
+            update.setLong(at.next(), waiter);
+        }, Script.exactly(1, "a waiter on " + partition + " removed concurrently")));
     }
 
     List<DeferredReply> replies(long fromOffset, long toOffset) throws SQLException {

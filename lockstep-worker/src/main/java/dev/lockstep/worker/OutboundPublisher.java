@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes replies, lease events and dead letters and reports when the broker acknowledged every one of them:
+ * Publishes replies, lease events, dead letters and hand-overs and reports when the broker acknowledged every one of them:
  * the worker commits the command offsets after that, never before.
  *
  * <p>Everything it writes fits its topic ({@code max.message.bytes}, as the cluster says, and the
@@ -160,6 +160,10 @@ final class OutboundPublisher {
             // Bounded by the protocol's limits, far below the smallest topic limit the worker starts with.
             return new Attempt(new ProducerRecord<>(topics.events(), event.source().partition(), null,
                     event.entry().resource().getBytes(StandardCharsets.UTF_8), event.value()), Optional.empty());
+        }
+        if (out instanceof Outbound.HandOver handOver) {
+            return new Attempt(HandOvers.record(handOver.source().topic(), handOver.source().partition(),
+                    handOver.resource(), handOver.source().position()), Optional.empty());
         }
         Outbound.DeadLetter dead = (Outbound.DeadLetter) out;
         RecordHeaders headers = dead.source().headers().toKafka();

@@ -2,6 +2,7 @@ package dev.lockstep.worker;
 
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.Tick;
+import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.StoreException;
 import java.time.Clock;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * is written within about {@link #INTERVAL} of the end instead of waiting for the partition's next
  * command. The wall clock only says when to append; what the tick shows is decided by its
  * log-append time, as for any record, and a replay decides the same.
+ *
+ * <p>It also appends a hand-over ({@link dev.lockstep.protocol.HandOver}) again where one is due
+ * but did not come: the publisher appends each at once, after the batch that made it due, so the
+ * ticker only covers one lost with a failed send or a crash, after {@link #RESEND_AFTER}.
  *
  * <p>Runs on a thread of its own, off the command path. A tick not yet applied (behind a backlog,
  * or lost with a failed send) is appended again for the same end only after {@link #RESEND_AFTER}:
@@ -52,6 +58,8 @@ final class Ticker implements AutoCloseable {
     private final WorkerMetrics metrics;
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Appended> appended = new HashMap<>();
+    /** Each hand-over due, and when (the wall clock's) it was first seen due or last appended again. */
+    private final Map<DueHandOver, Instant> handOvers = new HashMap<>();
     private ScheduledExecutorService executor;
 
     Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, Clock clock,
@@ -81,9 +89,16 @@ final class Ticker implements AutoCloseable {
         executor.scheduleWithFixedDelay(this::tickNow, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** One round: a tick to each partition where a lease ended by now that no record has shown; how many. */
+    /**
+     * One round: a tick to each partition where a lease ended by now that no record has shown,
+     * and each hand-over due for a while appended again; how many records it appended.
+     */
     synchronized int tickNow() {
         Instant now = clock.instant();
+        return ticks(now) + handOversAgain(now);
+    }
+
+    private int ticks(Instant now) {
         Map<Integer, Instant> due;
         try {
             due = store.leasesEndingBy(commandTopic, Set.copyOf(assigned), now);
@@ -104,6 +119,40 @@ final class Ticker implements AutoCloseable {
             ticks++;
         }
         return ticks;
+    }
+
+    /** A hand-over seen due for {@link #RESEND_AFTER} (the first the publisher appended, lost) is appended again. */
+    private int handOversAgain(Instant now) {
+        List<DueHandOver> due;
+        try {
+            due = store.handOversDue(commandTopic, Set.copyOf(assigned));
+        } catch (StoreException e) {
+            LOG.debug("looking for hand-overs due failed, will look again: {}", e.getMessage());
+            return 0;
+        }
+        handOvers.keySet().retainAll(due);
+        int again = 0;
+        for (DueHandOver handOver : due) {
+            Instant since = handOvers.putIfAbsent(handOver, now);
+            if (since != null && !now.isBefore(since.plus(RESEND_AFTER))) {
+                appendHandOver(handOver);
+                handOvers.put(handOver, now);
+                again++;
+            }
+        }
+        return again;
+    }
+
+    private void appendHandOver(DueHandOver due) {
+        producer.send(HandOvers.record(commandTopic, due.partition(), due.resource(),
+                commandTopic + "-" + due.partition() + "@" + due.afterOffset()), (metadata, error) -> {
+                    if (error == null) {
+                        metrics.handedOverAgain();
+                    } else {
+                        LOG.warn("a hand-over to {}-{} was not appended (another follows): {}", commandTopic,
+                                due.partition(), error.getMessage());
+                    }
+                });
     }
 
     private void append(int partition, Instant due) {

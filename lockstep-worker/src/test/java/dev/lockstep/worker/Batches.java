@@ -10,6 +10,7 @@ import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.TopicAllowList;
+import dev.lockstep.protocol.HandOver;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.CheckpointPolicy;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.ToLongFunction;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /** Builds batch processors and command records for tests that drive the store without Kafka. */
 final class Batches {
@@ -72,6 +74,14 @@ final class Batches {
     static Inbound record(String topic, long offset, String resource, String json, Instant appendTime) {
         return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8),
                 json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(appendTime));
+    }
+
+    /** A hand-over of {@code resource}, as the worker appends it after the record at {@code after}. */
+    static Inbound handOver(String topic, long offset, String resource, long after, Instant appendTime) {
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(HandOver.HEADER, HandOver.headerValue(topic + "-0@" + after));
+        return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8), null,
+                InboundHeaders.of(headers), Optional.of(appendTime));
     }
 
     /** The partition's leases of {@code resources}, as a batch reads them, by resource (a lock's one each). */

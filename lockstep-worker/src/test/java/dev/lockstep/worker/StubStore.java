@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction;
@@ -7,6 +8,7 @@ import dev.lockstep.store.StoreException;
 import dev.lockstep.store.SweepResult;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -63,6 +65,17 @@ final class StubStore implements LockStore {
 
     /** Where leases end, as the test says. */
     Map<Integer, Instant> ending = Map.of();
+
+    /** The hand-overs due, as the test says. */
+    List<DueHandOver> due = List.of();
+
+    @Override
+    public List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions) {
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+        return due.stream().filter(d -> partitions.contains(d.partition())).toList();
+    }
 
     @Override
     public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {

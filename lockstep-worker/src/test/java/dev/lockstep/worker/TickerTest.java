@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.metrics.WorkerMetrics;
+import dev.lockstep.protocol.HandOver;
 import dev.lockstep.protocol.Tick;
+import dev.lockstep.store.DueHandOver;
 import dev.lockstep.testclock.SetClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -91,5 +93,38 @@ class TickerTest {
         store.down = true;
         assertThat(ticker.tickNow()).isZero();
         assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
+    void aHandOverDueIsAppendedAgainOnlyWhenItStaysDueAWhile() {
+        ticker.assigned(List.of(0));
+        DueHandOver due = new DueHandOver(0, "job", 41);
+        store.due = List.of(due, new DueHandOver(3, "other", 7));
+        assertThat(ticker.tickNow()).as("the publisher's hand-over may be on its way").isZero();
+        clock.set(T0.plus(Ticker.RESEND_AFTER).minusMillis(1));
+        assertThat(ticker.tickNow()).isZero();
+        clock.set(T0.plus(Ticker.RESEND_AFTER));
+        assertThat(ticker.tickNow()).as("still due: the first was lost").isEqualTo(1);
+
+        assertThat(producer.history()).singleElement().satisfies(record -> {
+            assertThat(record.partition()).as("partition 3 is another worker's").isZero();
+            assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("job");
+            InboundHeaders headers = InboundHeaders.of(record.headers());
+            assertThat(HandOver.read(record.key(), record.value(), headers.lastValue(HandOver.HEADER).orElseThrow(),
+                    headers.count(HandOver.HEADER))).as("a hand-over the state machine takes")
+                    .isEqualTo(new HandOver.Read.Resource("job"));
+            assertThat(new String(headers.lastValue(HandOver.HEADER).orElseThrow(), StandardCharsets.UTF_8))
+                    .isEqualTo(MockPublishing.TOPICS.commands() + "-0@41");
+        });
+        producer.completeNext();
+        assertThat(registry.get("lockstep.hand.overs").counter().count()).isEqualTo(1);
+
+        store.due = List.of(new DueHandOver(0, "job", 44));
+        clock.advance(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).as("due after another record: the worker's own is on its way").isZero();
+        store.due = List.of();
+        clock.advance(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).isZero();
+        assertThat(producer.history()).hasSize(1);
     }
 }
