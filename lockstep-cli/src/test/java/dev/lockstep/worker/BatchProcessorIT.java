@@ -157,7 +157,7 @@ class BatchProcessorIT {
         assertThat(replies(bothEnded)).as("c granted at the record that showed both leases end").containsExactly("c", "s");
         assertThat(values(bothEnded).get(0)).contains("\"fencing_token\":6");
         assertThat(bothEnded).filteredOn(Outbound.HandOver.class::isInstance).singleElement()
-                .isEqualTo(new Outbound.HandOver(bothEnded.get(0).source(), "sem"));
+                .isEqualTo(new Outbound.HandOver(bothEnded.get(0).source(), "sem", 1, 1));
         assertThat(store.handOversDue("handover", List.of(0))).containsExactly(new DueHandOver(0, "sem", 5));
 
         List<Outbound> handedOver = Batches.processor(store).process(partition,

@@ -77,10 +77,11 @@ public sealed interface Outbound {
 
     /**
      * A hand-over ({@link dev.lockstep.protocol.HandOver}) to append to the source's partition:
-     * after the source, the resource has room for its first waiter, which a record of its own
-     * grants. Not a reply: nobody is told anything by it.
+     * after the source, the resource has room for its first {@code count} waiters, each granted by
+     * a record of its own; this is the {@code index}-th (from 1) of that run. Not a reply: nobody
+     * is told anything by it.
      */
-    record HandOver(Inbound source, String resource) implements Outbound {
+    record HandOver(Inbound source, String resource, int index, int count) implements Outbound {
     }
 
     /**

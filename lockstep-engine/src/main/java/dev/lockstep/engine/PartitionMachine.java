@@ -182,7 +182,7 @@ public final class PartitionMachine {
         if (triaged instanceof Triaged.Tick) {
             out = Optional.empty();
         } else if (triaged instanceof Triaged.HandOver handOver) {
-            queueing.named(handOver.resource());
+            queueing.handedOver(handOver.resource(), handOver.last());
             out = Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             out = Optional.of(dead.of(record));

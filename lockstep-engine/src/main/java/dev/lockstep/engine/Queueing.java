@@ -44,6 +44,8 @@ final class Queueing {
     private List<Outbound.HandOver> due = List.of();
     // The resources whose first waiter this record may grant: freed at it, or named by it.
     private final Set<String> freed = new LinkedHashSet<>();
+    // The resources this record is a hand-over of, not its run's last: they ask for no run.
+    private Set<String> runInFlight = Set.of();
     // The announced leases (with a value) that ended at this record, the last one per resource.
     private Map<String, Lease> announced = Map.of();
 
@@ -80,7 +82,21 @@ final class Queueing {
         freed.add(resource);
     }
 
-    /** The hand-overs to append: a resource with room for its next waiter after this record. */
+    /**
+     * The record is a hand-over of the resource; one of a run short of its last leaves the next
+     * run to the last (the waiters it would count are those the run's others are on their way to).
+     */
+    void handedOver(String resource, boolean last) {
+        freed.add(resource);
+        if (!last) {
+            if (runInFlight.isEmpty()) {
+                runInFlight = new LinkedHashSet<>();
+            }
+            runInFlight.add(resource);
+        }
+    }
+
+    /** The hand-overs to append: a run for each resource with room for its next waiters after this record. */
     List<Outbound.HandOver> due() {
         return due;
     }
@@ -162,13 +178,14 @@ final class Queueing {
 
     /**
      * The resource to its first waiter, when the rules grant it now: one grant per resource and
-     * record, since a grant's token is its record's. When the next waiter could be granted too (a
-     * semaphore's permits freed together, readers after a writer), it is due: marked so, and a
-     * hand-over record is to be appended, at which it is granted, and so on while more are due.
+     * record, since a grant's token is its record's. When the next waiters could be granted too (a
+     * semaphore's permits freed together, readers after a writer), they are due: the first is
+     * marked so, and a run of hand-over records is to be appended, one per waiter, each granting
+     * the first in line; the run's last asks for another run while more are due.
      */
     private void handOver(String resource) {
         Optional<Waiter> first = state.queues().first(resource);
-        Optional<Verdict.Acquired> grant = first.flatMap(this::grantable);
+        Optional<Verdict.Acquired> grant = first.flatMap(waiter -> grantable(waiter, state.holders(resource)));
         if (grant.isEmpty()) {
             return;
         }
@@ -179,22 +196,46 @@ final class Queueing {
         state.put(granted);
         events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
         answer(waiter, grant.get());
-        Optional<Waiter> next = state.queues().first(resource);
-        if (next.isPresent() && grantable(next.get()).isPresent()) {
-            state.queues().markDue(next.get(), record.offset());
+        int run = dueAfter(resource);
+        if (run == 0) {
+            return;
+        }
+        state.queues().markDue(state.queues().first(resource).orElseThrow(), record.offset());
+        if (!runInFlight.contains(resource)) {
             if (due.isEmpty()) {
-                due = new ArrayList<>(1);
+                due = new ArrayList<>(run);
             }
-            due.add(new Outbound.HandOver(record, resource));
+            for (int index = 1; index <= run; index++) {
+                due.add(new Outbound.HandOver(record, resource, index, run));
+            }
         }
     }
 
+    /** How many of the resource's waiters, in order, the rules would grant one after another now. */
+    private int dueAfter(String resource) {
+        Holders holders = state.holders(resource);
+        int count = 0;
+        for (Waiter waiter : state.queues().queue(resource)) {
+            Optional<Verdict.Acquired> grant = grantable(waiter, holders);
+            if (grant.isEmpty()) {
+                break;
+            }
+            // The grant takes its permit: an ended lease there makes way, as the store replaces it.
+            Lease granted = grant.get().lease();
+            List<Lease> after = new ArrayList<>(holders.leases());
+            after.removeIf(lease -> lease.permit() == granted.permit());
+            after.add(granted);
+            holders = new Holders(after);
+            count++;
+        }
+        return count;
+    }
+
     /**
-     * The lease the rules grant the waiter at this record, unless its owner holds the resource
-     * already (its second acquire waits for a new lease) or another holder is in the way.
+     * The lease the rules grant the waiter at this record beside {@code holders}, unless its owner
+     * holds the resource already (its second acquire waits for a new lease) or a holder is in the way.
      */
-    private Optional<Verdict.Acquired> grantable(Waiter waiter) {
-        Holders holders = state.holders(waiter.resource());
+    private Optional<Verdict.Acquired> grantable(Waiter waiter, Holders holders) {
         if (holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()))) {
             return Optional.empty();
         }

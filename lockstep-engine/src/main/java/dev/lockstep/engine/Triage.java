@@ -89,7 +89,8 @@ final class Triage {
             return new Triaged.DeadLetter("a hand-over belongs on its resource's partition, " + expected
                     + "; this record is on " + record.partition(), Outbound.Cause.UNREADABLE);
         }
-        return new Triaged.HandOver(((HandOver.Read.Resource) read).name());
+        HandOver.Read.Resource resource = (HandOver.Read.Resource) read;
+        return new Triaged.HandOver(resource.name(), resource.last());
     }
 
     /**

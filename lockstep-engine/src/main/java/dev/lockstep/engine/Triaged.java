@@ -70,8 +70,10 @@ sealed interface Triaged {
     /**
      * A hand-over the worker appended ({@link dev.lockstep.protocol.HandOver}): the resource's first
      * waiter is granted at it when the rules let it; never answered.
+     *
+     * @param last whether it is the last of its run: only the last asks for the next run
      */
-    record HandOver(String resource) implements Triaged {
+    record HandOver(String resource, boolean last) implements Triaged {
     }
 
     /** A valid command for the arbiter. */

@@ -33,8 +33,12 @@ class HandOverTest {
     }
 
     private static RecordHeaders handOverHeader() {
+        return handOverHeader(HandOver.headerValue("lock.commands-" + HOME + "@0", 1, 1));
+    }
+
+    private static RecordHeaders handOverHeader(byte[] value) {
         RecordHeaders headers = new RecordHeaders();
-        headers.add(HandOver.HEADER, HandOver.headerValue("lock.commands-" + HOME + "@0"));
+        headers.add(HandOver.HEADER, value);
         return headers;
     }
 
@@ -73,8 +77,13 @@ class HandOverTest {
         assertThat(deadLetterReason(record(HOME, key("x".repeat(Limits.MAX_RESOURCE_CHARS + 1)), null,
                 handOverHeader()))).contains("is a resource");
         RecordHeaders twice = handOverHeader();
-        twice.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@1"));
+        twice.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@1", 1, 1));
         assertThat(deadLetterReason(record(HOME, key(RESOURCE), null, twice))).contains("one " + HandOver.HEADER);
+        for (String run : new String[] {"lock.commands-0@0", "lock.commands-0@0 0/1", "lock.commands-0@0 2/1",
+                "lock.commands-0@0 1/1001", "lock.commands-0@0 a/b", "lock.commands-0@0 1/"}) {
+            assertThat(deadLetterReason(record(HOME, key(RESOURCE), null, handOverHeader(key(run)))))
+                    .as(run).contains("its place in its run");
+        }
         RecordHeaders marked = handOverHeader();
         marked.add(DeadLetterHeaders.UNDELIVERABLE, key("gone"));
         assertThat(deadLetterReason(record(HOME, key(RESOURCE), null, marked))).contains("marks no record");

@@ -61,10 +61,15 @@ final class JobPartition {
         return machine.step(TickTest.tick(offset++, when), state);
     }
 
-    /** A hand-over of {@code resource} as the worker appends it, {@code step} after the record before. */
+    /** A lone hand-over of {@code resource} (a run of one), as the ticker appends one again, {@code step} after the record before. */
     Step handOver(String resource) {
+        return handOver(resource, 1, 1);
+    }
+
+    /** The {@code index}-th of a run of {@code count} hand-overs of {@code resource}. */
+    Step handOver(String resource, int index, int count) {
         RecordHeaders headers = new RecordHeaders();
-        headers.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@" + (offset - 1)));
+        headers.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@" + (offset - 1), index, count));
         Step result = machine.step(new Inbound("lock.commands", 0, offset++, resource.getBytes(StandardCharsets.UTF_8),
                 null, InboundHeaders.of(headers), Optional.of(time)), state);
         time = time.plus(step);
@@ -79,11 +84,17 @@ final class JobPartition {
         List<Step> steps = new ArrayList<>();
         ArrayDeque<Outbound.HandOver> due = new ArrayDeque<>(step.handOvers());
         while (!due.isEmpty()) {
-            Step next = handOver(due.poll().resource());
-            steps.add(next);
-            due.addAll(next.handOvers());
+            Outbound.HandOver next = due.poll();
+            Step handedOver = handOver(next.resource(), next.index(), next.count());
+            steps.add(handedOver);
+            due.addAll(handedOver.handOvers());
         }
         return steps;
+    }
+
+    /** The next record comes at log time {@code when}. */
+    void skipTo(Instant when) {
+        time = when;
     }
 
     /** The log time of the last record. */

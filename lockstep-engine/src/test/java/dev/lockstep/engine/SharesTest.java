@@ -94,15 +94,15 @@ class SharesTest {
         Step writerDone = send(release("w"));
         assertThat(deferredGrants(writerDone)).as("one grant per record: its token is the record's")
                 .extracting(Lease::owner).containsExactly("r3");
-        assertThat(writerDone.handOvers()).as("r5 is due: a hand-over is to be appended for it")
-                .extracting(Outbound.HandOver::resource).containsExactly("job");
+        assertThat(writerDone.handOvers()).as("r5 and r6 are due: a run of two hand-overs is to be appended")
+                .extracting(h -> h.resource() + " " + h.index() + "/" + h.count()).containsExactly("job 1/2", "job 2/2");
         Waiter r5 = state.queues().queue("job").get(0);
         assertThat(state.queues().due()).as("marked, so a lost hand-over is appended again")
                 .containsEntry(r5.offset(), writerDone.deferred().get(0).source().offset());
 
         List<Step> handOvers = partition.handOvers(writerDone);
-        assertThat(handOvers).as("r5, then r6, each granted by a hand-over; the last asks for none").hasSize(2);
-        assertThat(handOvers.get(1).handOvers()).isEmpty();
+        assertThat(handOvers).as("r5, then r6, each granted by a hand-over of the run; no more asked for")
+                .hasSize(2).allSatisfy(step -> assertThat(step.handOvers()).isEmpty());
         List<Lease> readers = new ArrayList<>(deferredGrants(writerDone));
         handOvers.forEach(step -> readers.addAll(deferredGrants(step)));
         assertThat(readers).extracting(Lease::owner).containsExactly("r3", "r5", "r6");
@@ -133,6 +133,35 @@ class SharesTest {
         Step late = partition.handOver("job");
         assertThat(late.all()).as("the hand-over that arrives after: nothing due, nothing published").isEmpty();
         assertThat(state.holders("job").leases()).extracting(Lease::owner).containsExactly("c", "d");
+    }
+
+    /** Only a run's last hand-over asks for the next run: the others' waiters are on their way. */
+    @Test
+    void roomThatGrowsDuringARunIsHandedOverByTheRunsLast() {
+        for (String owner : List.of("a", "b", "c", "x")) {
+            send(JobPartition.acquire("acq-" + owner, owner, owner.equals("a") || owner.equals("b") ? 30 : 60, 0,
+                    ",\"limit\":4"));
+        }
+        for (String owner : List.of("d", "e", "f", "g", "h")) {
+            send(acquire(owner, ",\"limit\":4", 300_000));
+        }
+        Step twoEnded = partition.tick(JobPartition.T0.plusSeconds(31));
+        assertThat(deferredGrants(twoEnded)).extracting(Lease::owner).containsExactly("d");
+        assertThat(twoEnded.handOvers()).extracting(h -> h.index() + "/" + h.count()).containsExactly("1/1");
+
+        partition.skipTo(JobPartition.T0.plusSeconds(61));
+        Step notLast = partition.handOver("job", 1, 2);
+        assertThat(deferredGrants(notLast)).extracting(Lease::owner).containsExactly("e");
+        assertThat(notLast.handOvers()).as("f and g are due now, but the run's last asks").isEmpty();
+        assertThat(state.queues().due()).containsKey(state.queues().queue("job").get(0).offset());
+
+        Step last = partition.handOver("job", 2, 2);
+        assertThat(deferredGrants(last)).extracting(Lease::owner).containsExactly("f");
+        assertThat(last.handOvers()).as("d's lease ended at this log time too: room for g and h")
+                .extracting(h -> h.index() + "/" + h.count()).containsExactly("1/2", "2/2");
+        List<Step> next = partition.handOvers(last);
+        assertThat(next).extracting(step -> deferredGrants(step).get(0).owner()).containsExactly("g", "h");
+        assertThat(state.queues().queue("job")).isEmpty();
     }
 
     @Test

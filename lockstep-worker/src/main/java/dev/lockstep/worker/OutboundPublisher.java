@@ -163,7 +163,8 @@ final class OutboundPublisher {
         }
         if (out instanceof Outbound.HandOver handOver) {
             return new Attempt(HandOvers.record(handOver.source().topic(), handOver.source().partition(),
-                    handOver.resource(), handOver.source().position()), Optional.empty());
+                    handOver.resource(), handOver.source().position(), handOver.index(), handOver.count()),
+                    Optional.empty());
         }
         Outbound.DeadLetter dead = (Outbound.DeadLetter) out;
         RecordHeaders headers = dead.source().headers().toKafka();

@@ -121,7 +121,10 @@ final class Ticker implements AutoCloseable {
         return ticks;
     }
 
-    /** A hand-over seen due for {@link #RESEND_AFTER} (the first the publisher appended, lost) is appended again. */
+    /**
+     * A hand-over seen due for {@link #RESEND_AFTER} (the run the publisher appended, lost) is
+     * appended again, alone: a run of one, which asks for the next run when it has granted.
+     */
     private int handOversAgain(Instant now) {
         List<DueHandOver> due;
         try {
@@ -145,7 +148,7 @@ final class Ticker implements AutoCloseable {
 
     private void appendHandOver(DueHandOver due) {
         producer.send(HandOvers.record(commandTopic, due.partition(), due.resource(),
-                commandTopic + "-" + due.partition() + "@" + due.afterOffset()), (metadata, error) -> {
+                commandTopic + "-" + due.partition() + "@" + due.afterOffset(), 1, 1), (metadata, error) -> {
                     if (error == null) {
                         metrics.handedOverAgain();
                     } else {

@@ -79,7 +79,7 @@ final class Batches {
     /** A hand-over of {@code resource}, as the worker appends it after the record at {@code after}. */
     static Inbound handOver(String topic, long offset, String resource, long after, Instant appendTime) {
         RecordHeaders headers = new RecordHeaders();
-        headers.add(HandOver.HEADER, HandOver.headerValue(topic + "-0@" + after));
+        headers.add(HandOver.HEADER, HandOver.headerValue(topic + "-0@" + after, 1, 1));
         return new Inbound(topic, 0, offset, resource.getBytes(StandardCharsets.UTF_8), null,
                 InboundHeaders.of(headers), Optional.of(appendTime));
     }

@@ -11,6 +11,7 @@ import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.Step;
 import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.HandOver;
 import dev.lockstep.protocol.TopicNames;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,6 +80,30 @@ class OutboundPublisherTest {
         assertThat(new String(smallest.headers().lastHeader(DeadLetterHeaders.ORIGINAL_VALUE_BYTES).value(),
                 StandardCharsets.UTF_8)).isEqualTo("8");
         assertThat(smallest.headers().lastHeader(DeadLetterHeaders.ERROR)).isNotNull();
+    }
+
+    /** A run of hand-overs goes to the command partition of the record that made it due, in the shape the state machine takes. */
+    @Test
+    void aRunOfHandOversIsAppendedToTheSourcesPartition() {
+        Inbound source = new Inbound(TOPICS.commands(), 2, 57, "job".getBytes(StandardCharsets.UTF_8),
+                new byte[0], InboundHeaders.NONE, Optional.of(T0));
+        CompletableFuture<Void> acknowledged = publisher.send(List.of(new Outbound.HandOver(source, "job", 1, 2),
+                new Outbound.HandOver(source, "job", 2, 2)));
+        assertThat(producer.completeNext()).isTrue();
+        assertThat(producer.completeNext()).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(acknowledged::isDone);
+        assertThat(acknowledged).isCompleted();
+        assertThat(producer.history()).hasSize(2).allSatisfy(record -> {
+            assertThat(record.topic()).isEqualTo(TOPICS.commands());
+            assertThat(record.partition()).isEqualTo(2);
+            assertThat(record.key()).isEqualTo("job".getBytes(StandardCharsets.UTF_8));
+            assertThat(record.value()).isNull();
+        });
+        assertThat(producer.history()).extracting(record -> HandOver.read(record.key(), record.value(),
+                record.headers().lastHeader(HandOver.HEADER).value(), 1)).containsExactly(
+                new HandOver.Read.Resource("job", false), new HandOver.Read.Resource("job", true));
+        assertThat(new String(producer.history().get(0).headers().lastHeader(HandOver.HEADER).value(),
+                StandardCharsets.UTF_8)).isEqualTo(TOPICS.commands() + "-2@57 1/2");
     }
 
     @Test

@@ -112,9 +112,9 @@ class TickerTest {
             InboundHeaders headers = InboundHeaders.of(record.headers());
             assertThat(HandOver.read(record.key(), record.value(), headers.lastValue(HandOver.HEADER).orElseThrow(),
                     headers.count(HandOver.HEADER))).as("a hand-over the state machine takes")
-                    .isEqualTo(new HandOver.Read.Resource("job"));
+                    .isEqualTo(new HandOver.Read.Resource("job", true));
             assertThat(new String(headers.lastValue(HandOver.HEADER).orElseThrow(), StandardCharsets.UTF_8))
-                    .isEqualTo(MockPublishing.TOPICS.commands() + "-0@41");
+                    .as("a run of one").isEqualTo(MockPublishing.TOPICS.commands() + "-0@41 1/1");
         });
         producer.completeNext();
         assertThat(registry.get("lockstep.hand.overs").counter().count()).isEqualTo(1);
