@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -27,9 +28,9 @@ import org.apache.kafka.server.common.Feature;
 import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A real, single-node Apache Kafka broker (KRaft: broker and controller in one process) running
- * inside this JVM: the broker behind {@code lockstep dev} and the test suite on machines without
- * Docker. Its storage is formatted in code, so it needs no scripts; started again on the same
+ * A real Apache Kafka node (KRaft: broker and controller in one process) running inside this JVM:
+ * the single broker behind {@code lockstep dev} and the test suite on machines without Docker, or
+ * one node of a {@link KafkaCluster}. Its storage is formatted in code, so it needs no scripts; started again on the same
  * directory, it keeps its topics and records.
  *
  * <pre>{@code
@@ -72,23 +73,56 @@ public final class EmbeddedKafka implements AutoCloseable {
      * broker's own (its PLAINTEXT client listener and its controller), not put in their place.
      */
     public static EmbeddedKafka start(int port, Path dataDir, Map<String, String> overrides) {
-        int brokerPort = port == 0 ? freePort() : port;
-        int controllerPort = freePort();
+        Node self = new Node(1, port == 0 ? freePort() : port, freePort());
+        return start(self, List.of(self), Uuid.randomUuid().toString(), dataDir, overrides);
+    }
+
+    /**
+     * One node of a cluster of {@code all} (each a broker and a controller voter), formatted with
+     * {@code clusterId} if its directory is new: the same ID on every node. With three nodes or
+     * more, topics default to three replicas, two in sync, and no unclean leader election (the
+     * production layout, docs/operations.md). Returns once this node answers; a node of a cluster
+     * answers once a majority of the voters runs.
+     */
+    public static EmbeddedKafka start(Node self, List<Node> all, String clusterId, Path dataDir,
+            Map<String, String> overrides) {
         Path logDir = dataDir.resolve("kraft-logs");
         try {
             Files.createDirectories(logDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the broker's data directory " + logDir, e);
         }
-        Properties props = brokerProperties(brokerPort, controllerPort, logDir);
+        Properties props = brokerProperties(self, all, logDir);
         overrides.forEach((key, value) -> props.put(key, LISTS.contains(key) ? props.getProperty(key) + "," + value
                 : value));
-        format(logDir);
+        format(logDir, self.id(), clusterId);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
         server.startup();
-        EmbeddedKafka kafka = new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, dataDir);
+        EmbeddedKafka kafka = new EmbeddedKafka(server, "127.0.0.1:" + self.clientPort(), dataDir);
         kafka.awaitReady();
         return kafka;
+    }
+
+    /** A node's ID and its ports on 127.0.0.1: clients', and the controller quorum's. */
+    public record Node(int id, int clientPort, int controllerPort) {
+
+        /** A node on two free ports. */
+        public static Node onFreePorts(int id) {
+            return new Node(id, freePort(), freePort());
+        }
+
+        /** As an argument: {@code id:clientPort:controllerPort}. */
+        public String text() {
+            return id + ":" + clientPort + ":" + controllerPort;
+        }
+
+        public static Node parse(String text) {
+            String[] parts = text.split(":");
+            if (parts.length != 3) {
+                throw new IllegalArgumentException("a node is id:clientPort:controllerPort, not " + text);
+            }
+            return new Node(Integer.parseInt(parts[0]), Integer.parseInt(parts[1]), Integer.parseInt(parts[2]));
+        }
     }
 
     public String bootstrapServers() {
@@ -105,41 +139,49 @@ public final class EmbeddedKafka implements AutoCloseable {
         server.awaitShutdown();
     }
 
-    private static Properties brokerProperties(int brokerPort, int controllerPort, Path logDir) {
+    private static Properties brokerProperties(Node self, List<Node> all, Path logDir) {
+        // Internal topics get as many replicas as a cluster of three or more keeps through one
+        // lost node; a single node has one of everything.
+        String replicas = Integer.toString(Math.min(3, all.size()));
+        String inSync = all.size() >= 3 ? "2" : "1";
         Properties props = new Properties();
         props.putAll(Map.ofEntries(
                 Map.entry("process.roles", "broker,controller"),
-                Map.entry("node.id", "1"),
-                Map.entry("controller.quorum.voters", "1@127.0.0.1:" + controllerPort),
-                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + "," + CONTROLLER + "://127.0.0.1:"
-                        + controllerPort),
-                Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort),
+                Map.entry("node.id", Integer.toString(self.id())),
+                Map.entry("controller.quorum.voters", String.join(",", all.stream()
+                        .map(node -> node.id() + "@127.0.0.1:" + node.controllerPort()).toList())),
+                Map.entry("listeners", "PLAINTEXT://127.0.0.1:" + self.clientPort() + "," + CONTROLLER
+                        + "://127.0.0.1:" + self.controllerPort()),
+                Map.entry("advertised.listeners", "PLAINTEXT://127.0.0.1:" + self.clientPort()),
                 Map.entry("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT," + CONTROLLER + ":PLAINTEXT"),
                 Map.entry("controller.listener.names", CONTROLLER),
                 Map.entry("inter.broker.listener.name", "PLAINTEXT"),
                 Map.entry("log.dirs", logDir.toString()),
                 Map.entry("auto.create.topics.enable", "false"),
-                // One node: every internal topic has one replica; few partitions keep start-up fast.
-                Map.entry("offsets.topic.replication.factor", "1"),
+                Map.entry("default.replication.factor", replicas),
+                Map.entry("min.insync.replicas", inSync),
+                Map.entry("unclean.leader.election.enable", "false"),
+                // Few partitions keep start-up fast.
+                Map.entry("offsets.topic.replication.factor", replicas),
                 Map.entry("offsets.topic.num.partitions", "4"),
-                Map.entry("transaction.state.log.replication.factor", "1"),
-                Map.entry("transaction.state.log.min.isr", "1"),
+                Map.entry("transaction.state.log.replication.factor", replicas),
+                Map.entry("transaction.state.log.min.isr", inSync),
                 Map.entry("transaction.state.log.num.partitions", "4"),
-                Map.entry("share.coordinator.state.topic.replication.factor", "1"),
-                Map.entry("share.coordinator.state.topic.min.isr", "1"),
+                Map.entry("share.coordinator.state.topic.replication.factor", replicas),
+                Map.entry("share.coordinator.state.topic.min.isr", inSync),
                 Map.entry("group.initial.rebalance.delay.ms", "0"),
                 Map.entry("num.partitions", "1")));
         return props;
     }
 
-    private static void format(Path logDir) {
+    private static void format(Path logDir, int nodeId, String clusterId) {
         if (Files.exists(logDir.resolve("meta.properties"))) {
             return; // formatted before: keep its cluster ID, topics and records
         }
         Formatter formatter = new Formatter()
                 .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
-                .setNodeId(1)
-                .setClusterId(Uuid.randomUuid().toString())
+                .setNodeId(nodeId)
+                .setClusterId(clusterId)
                 .addDirectory(logDir.toString())
                 .setMetadataLogDirectory(logDir.toString())
                 .setReleaseVersion(MetadataVersion.latestProduction())

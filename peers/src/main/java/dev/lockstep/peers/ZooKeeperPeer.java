@@ -3,6 +3,9 @@ package dev.lockstep.peers;
 import dev.lockstep.bench.peers.LockPeer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -131,12 +134,43 @@ final class ZooKeeperPeer implements LockPeer {
             try {
                 Files.createDirectories(dir.resolve("data"));
                 Files.writeString(config, "tickTime=2000\ndataDir=" + dir.resolve("data") + "\nclientPort=" + port
-                        + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n");
+                        + "\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=srvr\n");
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot write " + config, e);
             }
-            return LocalServer.start(script, "zookeeper", List.of(script.toString(), "start-foreground",
+            LocalServer server = LocalServer.start(script, "zookeeper", List.of(script.toString(), "start-foreground",
                     config.toString()), dir, port, "127.0.0.1:" + port);
+            awaitServing(port, server);
+            return server;
+        }
+
+        /**
+         * An open port is not yet a serving server: a session asked for before ZooKeeper serves
+         * is dropped, and a first start on a cold machine once took longer than a client waits.
+         * {@code srvr} answers with the server's mode once it serves.
+         */
+        private static void awaitServing(int port, LocalServer server) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                try (Socket socket = new Socket()) {
+                    socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
+                    socket.setSoTimeout(2_000);
+                    socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+                    if (new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).contains("Mode:")) {
+                        return;
+                    }
+                } catch (IOException e) {
+                    // Not serving yet: ask again.
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            server.close();
+            throw new Unavailable("ZooKeeper on port " + port + " did not serve within 60 s");
         }
     }
 }
