@@ -75,7 +75,7 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /** The process ID of a running node. */
-    public Optional<Long> pid(int id) {
+    public synchronized Optional<Long> pid(int id) {
         return Optional.ofNullable(running.get(id)).filter(Process::isAlive).map(Process::pid);
     }
 
@@ -93,7 +93,51 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    /** Starts a node that was killed again, on its data, and returns once it answers. */
+    /** Stops the node as an operator does: a controlled shutdown (its leaderships moved first). */
+    public synchronized void stop(int id) {
+        Process process = running.remove(id);
+        if (process == null) {
+            throw new IllegalStateException("node " + id + " does not run");
+        }
+        try {
+            process.getOutputStream().close();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (IOException e) {
+            process.destroy();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    /** Freezes the node (SIGSTOP), as a long GC pause or a stalled VM does: its connections stay open. */
+    public void pause(int id) {
+        signal(id, "STOP");
+    }
+
+    /** Thaws a paused node (SIGCONT). */
+    public void resume(int id) {
+        signal(id, "CONT");
+    }
+
+    private void signal(int id, String signal) {
+        long pid = pid(id).orElseThrow(() -> new IllegalStateException("node " + id + " does not run"));
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot signal node " + id, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted signalling node " + id, e);
+        }
+    }
+
+    /** Starts a node that was killed or stopped again, on its data, and returns once it answers. */
     public void restart(int id) {
         launch(id).join();
     }
