@@ -1,7 +1,6 @@
 package dev.lockstep.cli;
 
 import dev.lockstep.client.LockClientSettings;
-import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.embedded.EmbeddedPostgres;
 import dev.lockstep.http.OpsServer;
 import dev.lockstep.kafka.KafkaSettings;
@@ -40,6 +39,11 @@ final class DevCommand implements Callable<Integer> {
     @Option(names = "--kafka-port", defaultValue = "9092", description = "Broker port on 127.0.0.1. Default: ${DEFAULT-VALUE}.")
     int kafkaPort;
 
+    @Option(names = "--brokers", defaultValue = "1", description = "1: one broker in this process. 3: a cluster of "
+            + "three brokers in child processes (each can be killed; dev starts it again after 10 s), topics with "
+            + "three replicas, two in sync, on --kafka-port and the two ports after it. Default: ${DEFAULT-VALUE}.")
+    int brokers;
+
     @Option(names = "--db-port", defaultValue = "54320", description = "The embedded PostgreSQL's port on 127.0.0.1 "
             + "(without --db-url). Default: ${DEFAULT-VALUE}.")
     int dbPort;
@@ -63,7 +67,12 @@ final class DevCommand implements Callable<Integer> {
     public Integer call() {
         Optional<String> givenUrl = options.givenDatabaseUrl();
         // Busy ports and an unusable database are said first, before a broker starts for nothing.
-        OpsServer.requireFree("127.0.0.1", kafkaPort, "--kafka-port");
+        if (brokers != 1 && brokers != 3) {
+            throw new IllegalArgumentException("--brokers is 1 or 3, not " + brokers);
+        }
+        for (int port = kafkaPort; port < kafkaPort + brokers; port++) {
+            OpsServer.requireFree("127.0.0.1", port, "--kafka-port");
+        }
         options.http(Optional.of(DEFAULT_HTTP_PORT), "127.0.0.1")
                 .ifPresent(http -> OpsServer.requireFree(http.host(), http.port(), "--http-port"));
         if (givenUrl.isEmpty()) {
@@ -78,13 +87,13 @@ final class DevCommand implements Callable<Integer> {
         DevData data = DevData.at(dataDir != null ? dataDir : DevData.defaultDir(), fresh);
         PrintWriter out = spec.commandLine().getOut();
         try (Database database = givenUrl.isPresent() ? new Given(options.database()) : embedded(data, out);
-                EmbeddedKafka kafka = EmbeddedKafka.start(kafkaPort, data.kafka())) {
+                DevBrokers kafka = DevBrokers.start(brokers, kafkaPort, data.kafka(), out)) {
             KafkaSettings settings = KafkaSettings.of(kafka.bootstrapServers());
-            List<TopicSpec> topics = TopicSpecs.builtIn().stream().map(t -> t.withReplicationFactor((short) 1)).toList();
+            List<TopicSpec> topics = TopicSpecs.builtIn().stream().map(t -> t.withReplicationFactor(kafka.replication()))
+                    .toList();
             try (Admin admin = Admin.create(settings.with(Map.of()))) {
                 new TopicApplier(admin).apply(topics).forEach(report -> out.println("topic " + report));
             }
-            out.println("Kafka broker running at " + kafka.bootstrapServers() + " (data in " + data.kafka() + ")");
             out.flush();
             DatabaseSettings db = database.settings();
             AtomicReference<DevConnection> connection = new AtomicReference<>();

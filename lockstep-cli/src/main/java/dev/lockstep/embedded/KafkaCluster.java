@@ -23,7 +23,8 @@ import org.apache.kafka.common.Uuid;
  * A Kafka cluster of several KRaft nodes on this machine, each a child JVM ({@link ClusterNode})
  * that can be killed with SIGKILL and started again on its data, as a real broker is: for the
  * cluster fault runs and {@code lockstep dev --brokers 3}. Every node is a broker and a controller
- * voter; with three, topics default to three replicas, two in sync.
+ * voter; with three, topics default to three replicas, two in sync. A node formatted before keeps
+ * its cluster ID, topics and records.
  *
  * <pre>{@code
  * try (KafkaCluster cluster = KafkaCluster.start(3, dir)) {
@@ -53,6 +54,14 @@ public final class KafkaCluster implements AutoCloseable {
         for (int id = 1; id <= size; id++) {
             nodes.add(EmbeddedKafka.Node.onFreePorts(id));
         }
+        return start(nodes, dataDir);
+    }
+
+    /**
+     * Starts the nodes, each on its data under {@code dataDir} (formatted if new, kept if not), and
+     * returns once every one answers.
+     */
+    public static KafkaCluster start(List<EmbeddedKafka.Node> nodes, Path dataDir) {
         KafkaCluster cluster = new KafkaCluster(List.copyOf(nodes), Uuid.randomUuid().toString(), dataDir);
         try {
             // Together: a node answers only once a majority of the voters runs.
@@ -142,10 +151,16 @@ public final class KafkaCluster implements AutoCloseable {
         launch(id).join();
     }
 
+    /** The nodes whose process ended though nobody stopped it (killed from outside, or crashed). */
+    public synchronized List<Integer> exited() {
+        return running.entrySet().stream().filter(node -> !node.getValue().isAlive()).map(Map.Entry::getKey).toList();
+    }
+
     private synchronized CompletableFuture<Void> launch(int id) {
-        if (running.containsKey(id)) {
+        if (running.containsKey(id) && running.get(id).isAlive()) {
             throw new IllegalStateException("node " + id + " runs already");
         }
+        running.remove(id);
         Path nodeDir = dataDir.resolve("node-" + id);
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-Xmx512m", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), ClusterNode.class.getName(), Integer.toString(id),
