@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.common.config.ConfigResource;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
@@ -35,8 +36,9 @@ import picocli.CommandLine;
  * {@code lockstep dev --brokers 3}, by hand as a user tries it, in a real child JVM: three brokers
  * in processes of their own, each line naming its address, node ID and process ID; topics of three
  * replicas, two in sync; a broker killed with SIGKILL while the CLI still acquires, started again by
- * dev; SIGTERM stops dev and its brokers. In {@code mvn -Pcluster verify}.
+ * dev; SIGTERM stops dev and its brokers. In {@code mvn -Pcluster verify} (tag {@code cluster}).
  */
+@Tag("cluster")
 class DevClusterIT {
 
     private static final Pattern BROKER = Pattern.compile("Kafka broker (\\d) running at 127\\.0\\.0\\.1:(\\d+), "

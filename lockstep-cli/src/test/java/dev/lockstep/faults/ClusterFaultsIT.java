@@ -1,19 +1,29 @@
 package dev.lockstep.faults;
 
 import dev.lockstep.testkit.LockstepExtension;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * CI's cluster fault run ({@link ClusterLoad}): the leader of a busy command partition killed with
- * SIGKILL under load and started again on its data. The history checker and {@code lockstep
- * replay} find nothing, and every request is answered. The other cluster faults (the active
- * controller killed, a node paused, a rolling restart) are {@link MoreClusterFaultsIT}'s, in
- * {@code mvn -Pcluster verify}.
+ * Faults of a cluster of three KRaft nodes under load ({@link ClusterLoad}): the leader of a busy
+ * command partition killed with SIGKILL and started again on its data (in CI); and, beyond CI's
+ * time (tag {@value #LONG}, {@code mvn -Pcluster verify}), the active controller killed, the leader
+ * frozen (SIGSTOP) for longer than the broker's and the consumer group's session timeouts, and a
+ * rolling restart of all three nodes, each stopped as an operator stops it and back in sync before
+ * the next. The history checker and {@code lockstep replay} find nothing, and every request is
+ * answered.
  */
 class ClusterFaultsIT {
+
+    /** The tag of the runs longer than CI's budget: {@code mvn -Pcluster verify} runs them. */
+    static final String LONG = "cluster";
+
+    /** Past the broker's session with the controller (9 s) and the worker's group session (6 s). */
+    private static final long PAUSE_SECONDS = 12;
 
     @RegisterExtension
     static final LockstepExtension env = new LockstepExtension();
@@ -39,6 +49,45 @@ class ClusterFaultsIT {
             load.nodes().kill(leader);
             load.nodes().restart(leader);
             return 1;
+        });
+    }
+
+    @Test
+    @Tag(LONG)
+    void theActiveControllerKilled() throws Exception {
+        cluster.run(env, "active controller SIGKILLed (3 nodes)", "controller", (load, topics) -> {
+            int controller = load.activeController();
+            load.nodes().kill(controller);
+            load.nodes().restart(controller);
+            return 1;
+        });
+    }
+
+    @Test
+    @Tag(LONG)
+    void aNodePausedPastTheSessionTimeouts() throws Exception {
+        cluster.run(env, "leader paused (SIGSTOP) " + PAUSE_SECONDS + " s, 3 nodes", "paused", (load, topics) -> {
+            int leader = load.leaderOf(topics.commands());
+            load.nodes().pause(leader);
+            try {
+                TimeUnit.SECONDS.sleep(PAUSE_SECONDS);
+            } finally {
+                load.nodes().resume(leader);
+            }
+            return 1;
+        });
+    }
+
+    @Test
+    @Tag(LONG)
+    void aRollingRestartOfAllThree() throws Exception {
+        cluster.run(env, "rolling restart of 3 nodes", "rolling", (load, topics) -> {
+            for (var node : load.nodes().nodes()) {
+                load.nodes().stop(node.id());
+                load.nodes().restart(node.id());
+                load.awaitInSync(topics.commands());
+            }
+            return load.nodes().nodes().size();
         });
     }
 }

@@ -201,7 +201,7 @@ public final class HistoryChecker {
                     instanceof ParsedCommand.Valid valid && valid.command() instanceof Command.Acquire acquire
                     ? Optional.of(acquire.share()) : Optional.empty();
             timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
-                    release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
+                    d.waited(), release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
                             .orElse(OptionalLong.empty()), asked);
         });
         return timelines;

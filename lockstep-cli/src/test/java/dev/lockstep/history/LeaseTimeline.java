@@ -78,25 +78,29 @@ final class LeaseTimeline {
      * decided by a later record than its own.
      */
     /** @param asked for an acquire, the share it asked for: a lease of another is a violation */
-    void observe(HistoryChecker.Observed applied, Verdict reply, Optional<String> releasedBy, OptionalLong token,
-            Optional<Share> asked) {
+    void observe(HistoryChecker.Observed applied, Verdict reply, boolean waited, Optional<String> releasedBy,
+            OptionalLong token, Optional<Share> asked) {
         if (reply instanceof Verdict.Acquired a) {
             if (asked.isPresent() && !asked.get().equals(a.lease().share())) {
                 violations.add(resource + ": request " + applied.requestId() + " at " + applied.record().position()
                         + " asked for " + asked.get() + " and was granted " + a.lease());
             }
-            lease(applied, a.lease(), true);
+            lease(applied, a.lease(), true, waited);
         } else if (reply instanceof Verdict.Renewed r) {
-            lease(applied, r.lease(), false);
+            lease(applied, r.lease(), false, false);
         } else if (reply instanceof Verdict.Locked l) {
-            lease(applied, l.lease(), false);
+            lease(applied, l.lease(), false, false);
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
             releases.add(new Release(releasedBy.get(), token, applied.now()));
         }
     }
 
-    /** @param grant whether the reply is an acquire's: the first for a token is its grant */
-    private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant) {
+    /**
+     * @param grant whether the reply is an acquire's: the first for a token is its grant
+     * @param waited whether it is a waiter's, granted by a later record than its own: then its
+     *     grant, which came before every other reply of its token in the log
+     */
+    private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant, boolean waited) {
         Grant known = byToken.get(Key.of(lease));
         if (known != null && known.first.permit() != lease.permit()) {
             violations.add(resource + ": two grants share a token: " + known + ", and permit " + lease.permit()
@@ -116,9 +120,10 @@ final class LeaseTimeline {
                         + lease.owner() + " by request " + applied.requestId() + " at "
                         + applied.record().position() + " (" + applied.now() + ")");
             }
-            if (grant && !known.granted) {
-                // A waiter's grant, decided by a record at the same log time as a renew of it that
-                // was observed first: the renew came after it in the log, and its expiry stands.
+            if (grant && (!known.granted || waited)) {
+                // A waiter's grant, decided by a record at the same log time as a renew of it, or
+                // its owner's extending acquire, observed first (sorted before waiters' grants at
+                // one instant): those came after it in the log, and the expiry they set stands.
                 Grant granted = new Grant(lease, applied.requestId(), applied.record(), true);
                 granted.expiresAt = known.expiresAt;
                 byToken.put(Key.of(lease), granted);
