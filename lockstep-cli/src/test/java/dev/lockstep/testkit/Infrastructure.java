@@ -10,6 +10,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import org.awaitility.Awaitility;
 import org.testcontainers.DockerClientFactory;
@@ -29,6 +30,12 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 final class Infrastructure implements AutoCloseable {
 
     static final String DB_URL_ENV = "LOCKSTEP_TEST_DB_URL";
+    /**
+     * How often the broker deletes segments past their topic's retention: every second rather
+     * than every five minutes, so that a test can have retention delete records as it does in
+     * production (RetentionIT), with the broker's own mechanism.
+     */
+    private static final String RETENTION_CHECK_MS = "1000";
 
     /** The database server: its superuser's URL, and how to restart it. */
     private interface Database extends AutoCloseable {
@@ -71,7 +78,8 @@ final class Infrastructure implements AutoCloseable {
     }
 
     private static Infrastructure withContainers() {
-        KafkaContainer kafka = new KafkaContainer("apache/kafka:4.4.0");
+        KafkaContainer kafka = new KafkaContainer("apache/kafka:4.4.0")
+                .withEnv("KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS", RETENTION_CHECK_MS);
         PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:15");
         kafka.start();
         postgres.start();
@@ -88,7 +96,8 @@ final class Infrastructure implements AutoCloseable {
                 .orElseGet(Infrastructure::embeddedPostgres);
         EmbeddedKafka kafka;
         try {
-            kafka = EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-it-kafka-"));
+            kafka = EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-it-kafka-"),
+                    Map.of("log.retention.check.interval.ms", RETENTION_CHECK_MS));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

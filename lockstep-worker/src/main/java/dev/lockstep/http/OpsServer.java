@@ -84,6 +84,9 @@ public final class OpsServer implements AutoCloseable {
         ObjectNode body = JSON.createObjectNode();
         body.put("status", status.ok() ? "up" : "down");
         status.problems().forEach(body.putArray("problems")::add);
+        if (!status.warnings().isEmpty()) {
+            status.warnings().forEach(body.putArray("warnings")::add);
+        }
         ctx.status(status.ok() ? 200 : 503).contentType("application/json").result(body.toString());
     }
 

@@ -49,6 +49,7 @@ public final class WorkerMetrics {
     private final Counter ticks;
     private final Counter handOvers;
     private final Counter joined;
+    private final Counter recordsLost;
     private final Timer waited;
 
     /** @param clock the worker's clock: a command's duration is from its log-append time to its acknowledgement */
@@ -91,6 +92,9 @@ public final class WorkerMetrics {
                 .description("Hand-overs appended to command partitions, each to grant a resource's next waiter by a "
                         + "record of its own")
                 .register(registry);
+        this.recordsLost = Counter.builder("lockstep.records.lost")
+                .description("Command records gone from the log (retention) before this worker applied them; their "
+                        + "partitions were quarantined").register(registry);
         this.joined = Counter.builder("lockstep.waiters.joined").description("Acquires that joined a wait queue")
                 .register(registry);
         this.waited = Timer.builder("lockstep.waiters.wait.duration")
@@ -170,6 +174,11 @@ public final class WorkerMetrics {
     /** The broker acknowledged a hand-over the ticker appended again (the first was lost). */
     public void handedOverAgain() {
         handOvers.increment();
+    }
+
+    /** A partition was positioned past {@code count} records the log no longer has, none of them applied. */
+    public void recordsLost(long count) {
+        recordsLost.increment(count);
     }
 
     /** The broker acknowledged a tick. */

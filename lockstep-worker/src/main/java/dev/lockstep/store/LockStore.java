@@ -1,5 +1,6 @@
 package dev.lockstep.store;
 
+import dev.lockstep.engine.Quarantine;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
@@ -56,6 +57,12 @@ public interface LockStore extends AutoCloseable {
      * such end: where a tick would show an end that no record has shown yet.
      */
     Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by);
+
+    /**
+     * The partitions of {@code topic} quarantined at their own clock (log time), with what was
+     * lost: records gone from the log before they were applied; a partition not quarantined is absent.
+     */
+    Map<Integer, Quarantine> quarantines(String topic);
 
     /** The resources of {@code topic} among {@code partitions} whose first waiter waits for a hand-over record. */
     List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions);

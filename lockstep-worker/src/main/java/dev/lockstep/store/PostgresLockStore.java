@@ -2,6 +2,7 @@ package dev.lockstep.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.engine.Quarantine;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -239,6 +240,11 @@ public final class PostgresLockStore implements LockStore {
     @Override
     public Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by) {
         return TopicQueries.endingBy(dataSource, topic, partitions, by);
+    }
+
+    @Override
+    public Map<Integer, Quarantine> quarantines(String topic) {
+        return TopicQueries.quarantines(dataSource, topic);
     }
 
     @Override

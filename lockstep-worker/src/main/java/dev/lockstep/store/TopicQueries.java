@@ -1,5 +1,6 @@
 package dev.lockstep.store;
 
+import dev.lockstep.engine.Quarantine;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,6 +35,11 @@ final class TopicQueries {
                     + "UNION ALL SELECT w.partition, w.deadline FROM lock_waiters w JOIN partition_progress p "
                     + "ON p.topic = w.topic AND p.partition = w.partition WHERE w.topic = ? AND w.partition = ANY(?) "
                     + "AND w.deadline > p.last_now AND w.deadline <= ?) due GROUP BY partition";
+
+    // A quarantine holds until a record at or after its end is applied (the partition's log time, never the wall clock).
+    private static final String QUARANTINES = "SELECT partition, quarantine_from, quarantine_to, quarantine_until "
+            + "FROM partition_progress WHERE topic = ? AND quarantine_from IS NOT NULL "
+            + "AND (quarantine_until IS NULL OR quarantine_until > last_now) ORDER BY partition";
 
     private static final String HAND_OVERS_DUE = "SELECT partition, resource, hand_over_due FROM lock_waiters "
             + "WHERE topic = ? AND partition = ANY(?) AND hand_over_due IS NOT NULL ORDER BY partition, record_offset";
@@ -95,6 +101,24 @@ final class TopicQueries {
             return ending;
         } catch (SQLException e) {
             throw new StoreException("looking up ends by " + by + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    static Map<Integer, Quarantine> quarantines(DataSource dataSource, String topic) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(QUARANTINES)) {
+            select.setString(1, topic);
+            Map<Integer, Quarantine> quarantined = new TreeMap<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    int partition = rs.getInt(1);
+                    SqlArrays.quarantine(rs, 2).ifPresent(found -> quarantined.put(partition, found));
+                }
+            }
+            connection.rollback();
+            return quarantined;
+        } catch (SQLException e) {
+            throw new StoreException("looking up quarantined partitions failed: " + e.getMessage(), e);
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
@@ -91,7 +92,8 @@ final class Assignments implements Settlement.Positions {
     }
 
     private void tellHealth() {
-        health.partitions(new WorkerHealth.Partitions(owned.size(), unpositioned.size(),
+        health.partitions(new WorkerHealth.Partitions(owned.stream().map(TopicPartition::partition)
+                .collect(Collectors.toSet()), unpositioned.size(),
                 refused.stream().map(TopicPartition::toString).sorted().toList()));
     }
 

@@ -71,6 +71,15 @@ final class Instruments implements AutoCloseable {
                 return Double.NaN;
             }
         }).description("Of the leases live, the shared ones: semaphores' permits and readers' leases").register(registry);
+        Gauge.builder("lockstep.partitions.quarantined", store, s -> {
+            try {
+                return s.quarantines(commandTopic).size();
+            } catch (StoreException e) {
+                return Double.NaN;
+            }
+        }).description("Partitions of the command topic quarantined at their log time: records were gone from the log "
+                + "before they were applied, so no lease is granted or renewed there until the longest TTL has passed")
+                .register(registry);
         return new Instruments(consumerMetrics, producerMetrics, registry, consumer,
                 new QueueLengths(store, commandTopic, Duration.ofSeconds(1), System::nanoTime));
     }

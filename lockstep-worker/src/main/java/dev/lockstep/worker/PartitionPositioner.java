@@ -1,8 +1,10 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.PartitionStart;
 import dev.lockstep.engine.StoredPartition;
+import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
 import java.util.Collection;
@@ -30,9 +32,11 @@ final class PartitionPositioner {
     private final Consumer<byte[], byte[]> consumer;
     private final EngineSettings settings;
     private final boolean acceptSettingsChange;
+    private final WorkerMetrics metrics;
 
     PartitionPositioner(LockStore store, Consumer<byte[], byte[]> consumer, EngineSettings settings,
-            boolean acceptSettingsChange) {
+            boolean acceptSettingsChange, WorkerMetrics metrics) {
+        this.metrics = metrics;
         this.store = store;
         this.consumer = consumer;
         this.settings = settings;
@@ -69,7 +73,12 @@ final class PartitionPositioner {
                 consumer.seek(tp, fetchFrom(resume.offset(), starts.get(tp), committed.get(tp), decided));
             } else if (start instanceof PartitionStart.Begin begin) {
                 long offset = begin.partition().position().nextOffset();
-                LOG.info("{}: {}; applying from offset {}", tp, begin.reason(), offset);
+                if (begin.origin() == EpochOrigin.RECORDS_LOST) {
+                    begin.partition().position().quarantine().ifPresent(q -> metrics.recordsLost(q.lostTo() - q.lostFrom()));
+                    LOG.warn("{}: {}; applying from offset {}", tp, begin.reason(), offset);
+                } else {
+                    LOG.info("{}: {}; applying from offset {}", tp, begin.reason(), offset);
+                }
                 consumer.seek(tp, fetchFrom(offset, starts.get(tp), committed.get(tp), decided));
             } else {
                 PartitionStart.Refuse refuse = (PartitionStart.Refuse) start;

@@ -91,7 +91,8 @@ public final class Worker implements AutoCloseable {
         this.admin = admin;
         this.commits = new OffsetCommits(consumer);
         this.metrics = new WorkerMetrics(registry, clock);
-        this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), settings.stallTimeout(), store);
+        this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), settings.stallTimeout(), store,
+                settings.topics().commands());
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
@@ -133,7 +134,7 @@ public final class Worker implements AutoCloseable {
         TopicIdentity identity = check.verify();
         EngineSettings rules = settings.engine(identity.partitions());
         assignments = new Assignments(consumer, new PartitionPositioner(store, consumer, rules,
-                settings.acceptSettingsChange()), check, identity, clock, health);
+                settings.acceptSettingsChange(), metrics), check, identity, clock, health);
         PartitionMachine machine = new PartitionMachine(rules);
         BatchProcessor batches = new BatchProcessor(store, machine, assignments::topicId,
                 partition -> acknowledged.getOrDefault(partition, 0L), settings.checkpoints(), metrics);

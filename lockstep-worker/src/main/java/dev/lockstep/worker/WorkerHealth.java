@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Quarantine;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.StoreException;
 import java.time.Clock;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -22,28 +24,42 @@ import java.util.concurrent.ConcurrentHashMap;
  * database hangs (a frozen backend holding the partition's row, past every timeout) or keeps
  * failing, and the worker cannot answer that partition's callers.
  * <li><b>Ready</b>: partitions are assigned and every one is positioned, the database answers,
- * and the last publication the broker answered was acknowledged.
+ * and the last publication the broker answered was acknowledged. A quarantined partition (records
+ * lost from the log before they were applied) is a warning, not a failure: the worker answers it
+ * correctly, refusing grants until the lost records' leases have surely ended, and a failed check
+ * would take a gateway in the same process out of service for every partition.
  * </ul>
  */
 public final class WorkerHealth {
 
-    /** One check's answer. */
-    public record Status(boolean ok, List<String> problems) {
+    /** One check's answer: failed with problems, or passed, perhaps with warnings an operator should read. */
+    public record Status(boolean ok, List<String> problems, List<String> warnings) {
 
         public Status {
             problems = List.copyOf(problems);
+            warnings = List.copyOf(warnings);
+        }
+
+        public Status(boolean ok, List<String> problems) {
+            this(ok, problems, List.of());
         }
     }
 
-    /** The assignment as the poll loop last left it. */
-    record Partitions(int assigned, int waiting, List<String> refused) {
+    /** The assignment as the poll loop last left it: the command topic's partitions assigned, how many wait to be positioned. */
+    record Partitions(Set<Integer> assigned, int waiting, List<String> refused) {
 
-        static final Partitions NONE = new Partitions(0, 0, List.of());
+        static final Partitions NONE = new Partitions(Set.of(), 0, List.of());
+
+        Partitions {
+            assigned = Set.copyOf(assigned);
+            refused = List.copyOf(refused);
+        }
     }
 
     private final Clock clock;
     private final Duration maxPollInterval;
     private final LockStore store;
+    private final String commandTopic;
     private volatile Optional<Instant> lastPoll = Optional.empty();
     private volatile Partitions partitions = Partitions.NONE;
     private volatile Optional<String> publishFailure = Optional.empty();
@@ -51,8 +67,9 @@ public final class WorkerHealth {
     /** Per partition, when its oldest records not yet committed were first handed to a batch. */
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
 
-    WorkerHealth(Clock clock, Duration maxPollInterval, Duration stallTimeout, LockStore store) {
+    WorkerHealth(Clock clock, Duration maxPollInterval, Duration stallTimeout, LockStore store, String commandTopic) {
         this.clock = clock;
+        this.commandTopic = commandTopic;
         this.maxPollInterval = maxPollInterval;
         this.stallTimeout = stallTimeout;
         this.store = store;
@@ -125,20 +142,31 @@ public final class WorkerHealth {
     public Status ready() {
         List<String> problems = new ArrayList<>(live().problems());
         Partitions now = partitions;
-        if (now.assigned() == 0) {
+        if (now.assigned().isEmpty()) {
             problems.add("no partition of the command topic is assigned to this worker");
         } else if (now.waiting() > 0) {
-            problems.add(now.waiting() + " of " + now.assigned() + " assigned partitions are not positioned yet");
+            problems.add(now.waiting() + " of " + now.assigned().size() + " assigned partitions are not positioned yet");
         }
         if (!now.refused().isEmpty()) {
             problems.add("partitions refused (see the log): " + String.join(", ", now.refused()));
         }
+        List<String> warnings = List.of();
         try {
             store.ping();
+            warnings = store.quarantines(commandTopic).entrySet().stream()
+                    .filter(e -> now.assigned().contains(e.getKey()))
+                    .map(e -> quarantined(e.getKey(), e.getValue())).toList();
         } catch (StoreException e) {
             problems.add("the database does not answer: " + e.getMessage());
         }
         publishFailure.ifPresent(reason -> problems.add("the broker did not acknowledge the last publication: " + reason));
-        return new Status(problems.isEmpty(), problems);
+        return new Status(problems.isEmpty(), problems, warnings);
+    }
+
+    private String quarantined(int partition, Quarantine quarantine) {
+        return commandTopic + "-" + partition + " is quarantined: records " + quarantine.lostFrom() + ".."
+                + (quarantine.lostTo() - 1) + " were gone from the log before they were applied; no lease is granted "
+                + "or renewed on it " + quarantine.until().map(end -> "before " + end + " (log time)")
+                        .orElse("until the longest TTL has passed after its next record");
     }
 }

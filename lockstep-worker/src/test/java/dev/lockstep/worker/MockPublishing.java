@@ -34,7 +34,7 @@ final class MockPublishing {
 
     static OutboundPublisher publisher(MockProducer<byte[], byte[]> producer, TopicCatalog catalog) {
         return new OutboundPublisher(producer, TOPICS, catalog, 1_048_576, new WorkerMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-                new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore()));
+                new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2), new StubStore(), "lock.commands"));
     }
 
     static PartitionMachine machine() {

@@ -67,7 +67,7 @@ class SettlementTest {
         consumer.seek(P1, 20);
         consumer.pause(List.of(P0, P1));
         WorkerHealth health = new WorkerHealth(Clock.systemUTC(), Duration.ofMinutes(5), Duration.ofMinutes(2),
-                new StubStore());
+                new StubStore(), "lock.commands");
         settlement = new Settlement(consumer, positions, backlog, commits, health, acknowledged);
     }
 

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Quarantine;
 import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
@@ -65,6 +66,17 @@ final class StubStore implements LockStore {
 
     /** Where leases end, as the test says. */
     Map<Integer, Instant> ending = Map.of();
+
+    /** The quarantined partitions, as the test says. */
+    Map<Integer, Quarantine> quarantined = Map.of();
+
+    @Override
+    public Map<Integer, Quarantine> quarantines(String topic) {
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+        return quarantined;
+    }
 
     /** The hand-overs due, as the test says. */
     List<DueHandOver> due = List.of();
