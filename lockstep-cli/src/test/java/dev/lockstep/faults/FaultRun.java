@@ -10,6 +10,7 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.replay.Replay;
 import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.replay.TimeWindow;
+import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,15 +49,15 @@ final class FaultRun implements AutoCloseable {
     private static final int RESOURCES = 6;
     private static final Duration CLIENT_PAUSE = Duration.ofMillis(12);
 
-    private final LockstepExtension env;
+    private final DatabaseSettings database;
     private final KafkaSettings kafka;
     private final TopicNames topics;
     private final String fault;
     private final Workload load;
     private int faults;
 
-    private FaultRun(LockstepExtension env, KafkaSettings kafka, TopicNames topics, String fault, long seed) {
-        this.env = env;
+    private FaultRun(DatabaseSettings database, KafkaSettings kafka, TopicNames topics, String fault, long seed) {
+        this.database = database;
         this.kafka = kafka;
         this.topics = topics;
         this.fault = fault;
@@ -65,7 +66,12 @@ final class FaultRun implements AutoCloseable {
 
     /** @param env whose database the workers use: the partitions' recorded starts come from there */
     static FaultRun start(LockstepExtension env, KafkaSettings kafka, TopicNames topics, String fault) {
-        return new FaultRun(env, kafka, topics, fault, SEED + fault.hashCode());
+        return start(env.database(), kafka, topics, fault);
+    }
+
+    /** @param database the workers' database, when it is not the suite's (a server the test runs itself) */
+    static FaultRun start(DatabaseSettings database, KafkaSettings kafka, TopicNames topics, String fault) {
+        return new FaultRun(database, kafka, topics, fault, SEED + fault.hashCode());
     }
 
     Workload load() {
@@ -113,7 +119,7 @@ final class FaultRun implements AutoCloseable {
 
     /** {@code lockstep replay} over the run's topics and database, as an auditor runs it. */
     ReplayReport replay() {
-        return new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL, (read, total) -> { });
+        return new Replay(kafka, database, topics).run(Optional.empty(), TimeWindow.ALL, (read, total) -> { });
     }
 
     private void report(HistoryChecker.Result result) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -51,6 +52,18 @@ final class PostgresServer implements AutoCloseable {
                 "--checkpoint=fast");
         standby.start();
         return standby;
+    }
+
+    /**
+     * Makes every commit on this primary wait until a standby has flushed it to disk
+     * ({@code synchronous_standby_names = '*'}, with the default {@code synchronous_commit = on}),
+     * once a standby streams as a synchronous one.
+     */
+    void replicateSynchronously() throws SQLException {
+        try (Connection connection = connect("postgres"); Statement st = connection.createStatement()) {
+            st.execute("ALTER SYSTEM SET synchronous_standby_names = '*'");
+            st.execute("SELECT pg_reload_conf()");
+        }
     }
 
     int port() {
