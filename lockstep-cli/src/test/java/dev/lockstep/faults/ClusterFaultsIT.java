@@ -9,8 +9,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Faults of a cluster of three KRaft nodes under load ({@link ClusterLoad}): the leader of a busy
- * command partition killed with SIGKILL and started again on its data (in CI); and, beyond CI's
+ * Faults of a cluster of three KRaft nodes under load ({@link ClusterLoad}): the leader of busy
+ * command and reply partitions killed with SIGKILL and started again on its data (in CI); and, beyond CI's
  * time (tag {@value #LONG}, {@code mvn -Pcluster verify}), the active controller killed, the leader
  * frozen (SIGSTOP) for longer than the broker's and the consumer group's session timeouts, and a
  * rolling restart of all three nodes, each stopped as an operator stops it and back in sync before
@@ -43,9 +43,9 @@ class ClusterFaultsIT {
     }
 
     @Test
-    void theLeaderOfABusyCommandPartitionKilled() throws Exception {
-        cluster.run(env, "leader of a busy command partition SIGKILLed (3 nodes)", "leader", (load, topics) -> {
-            int leader = load.leaderOf(topics.commands());
+    void theLeaderOfBusyCommandAndReplyPartitionsKilled() throws Exception {
+        cluster.run(env, "leader of busy command and reply partitions SIGKILLed (3 nodes)", "leader", (load, topics) -> {
+            int leader = load.leaderOfEach(topics.commands(), topics.replies());
             load.nodes().kill(leader);
             load.nodes().restart(leader);
             return 1;

@@ -15,6 +15,7 @@ import dev.lockstep.worker.WorkerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -79,6 +80,30 @@ final class ClusterLoad implements AutoCloseable {
     /** The leader of the topic's first partition. */
     int leaderOf(String topic) throws Exception {
         return partition(topic).leader().id();
+    }
+
+    /**
+     * A node leading a partition of every one of {@code topics} (the first of them's partition 0
+     * when it does): killing it moves the leadership of a busy partition of each at once.
+     */
+    int leaderOfEach(String... topics) throws Exception {
+        Set<Integer> leading = null;
+        for (String topic : topics) {
+            Set<Integer> leaders = new HashSet<>();
+            admin.describeTopics(Set.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions()
+                    .forEach(p -> leaders.add(p.leader().id()));
+            if (leading == null) {
+                leading = leaders;
+            } else {
+                leading.retainAll(leaders);
+            }
+        }
+        int first = leaderOf(topics[0]);
+        if (leading.contains(first)) {
+            return first;
+        }
+        return leading.stream().findFirst().orElseThrow(() -> new IllegalStateException("no node leads a partition "
+                + "of each of " + String.join(", ", topics)));
     }
 
     /** The node leading the controller quorum. */

@@ -50,7 +50,7 @@ class RetentionIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The worker's --max-ttl: how long the quarantine lasts after the first record still there. */
-    private static final int MAX_TTL_SECONDS = 10;
+    private static final int MAX_TTL_SECONDS = 5;
 
     @Test
     void recordsDeletedBeforeAStoppedWorkerAppliedThemQuarantineTheirPartitionAndSaySo() throws Exception {

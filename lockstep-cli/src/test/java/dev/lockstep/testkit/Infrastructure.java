@@ -79,7 +79,8 @@ final class Infrastructure implements AutoCloseable {
 
     private static Infrastructure withContainers() {
         KafkaContainer kafka = new KafkaContainer("apache/kafka:4.4.0")
-                .withEnv("KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS", RETENTION_CHECK_MS);
+                .withEnv("KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS", RETENTION_CHECK_MS)
+                .withEnv("KAFKA_LOG_INITIAL_TASK_DELAY_MS", RETENTION_CHECK_MS);
         PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:15");
         kafka.start();
         postgres.start();
@@ -97,7 +98,9 @@ final class Infrastructure implements AutoCloseable {
         EmbeddedKafka kafka;
         try {
             kafka = EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-it-kafka-"),
-                    Map.of("log.retention.check.interval.ms", RETENTION_CHECK_MS));
+                    Map.of("log.retention.check.interval.ms", RETENTION_CHECK_MS,
+                            // the first check 30 s after the broker starts, by default
+                            "log.initial.task.delay.ms", RETENTION_CHECK_MS));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
