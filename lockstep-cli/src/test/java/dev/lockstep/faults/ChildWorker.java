@@ -82,7 +82,7 @@ final class ChildWorker implements AutoCloseable {
 
     /** Whether the worker's latest word on its partitions is a non-empty assignment. */
     boolean ownsPartitions() throws IOException {
-        List<String> events = log().lines().filter(line -> line.contains("d.l.worker.Worker - partitions ")).toList();
+        List<String> events = log().lines().filter(line -> line.contains("Rebalances - partitions ")).toList();
         return !events.isEmpty() && events.get(events.size() - 1).matches(".*partitions assigned: \\[[^\\]].*");
     }
 

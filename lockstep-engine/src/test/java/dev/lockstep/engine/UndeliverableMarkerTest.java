@@ -98,7 +98,7 @@ class UndeliverableMarkerTest {
 
     @Test
     void aBatchLoadsTheMarkedRequestsEntry() {
-        PartitionMachine.Batch batch = machine.prepare(List.of(marker(7, ACQUIRE, MISSING, "lock.commands-0@3")));
+        PreparedBatch batch = machine.prepare(List.of(marker(7, ACQUIRE, MISSING, "lock.commands-0@3")));
         assertThat(batch.requestIds()).containsExactly("r1");
         assertThat(batch.resourcesFrom(0)).as("a marker reads no lease").isEmpty();
     }

@@ -120,7 +120,7 @@ class WaiterReplyMarkTest {
 
     @Test
     void aBatchLoadsTheNamedRequestsEntry() {
-        PartitionMachine.Batch batch = machine.prepare(List.of(mark(7, "lock.commands-0@1", "b1", GONE, null)));
+        PreparedBatch batch = machine.prepare(List.of(mark(7, "lock.commands-0@1", "b1", GONE, null)));
         assertThat(batch.requestIds()).containsExactly("b1");
         assertThat(batch.resourcesFrom(0)).as("a mark reads no lease").isEmpty();
     }

@@ -7,6 +7,7 @@ import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.PreparedBatch;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.Waiter;
 import dev.lockstep.metrics.WorkerMetrics;
@@ -76,7 +77,7 @@ final class BatchProcessor implements RecordProcessor {
 
     private List<Outbound> apply(PartitionId partition, List<Inbound> records, long floor, PartitionTransaction tx) {
         long decoding = System.nanoTime();
-        PartitionMachine.Batch batch = machine.prepare(records);
+        PreparedBatch batch = machine.prepare(records);
         metrics.decoded(Duration.ofNanos(System.nanoTime() - decoding));
         // Where the partition stood after its last batch here is where it almost always stands:
         // its leases are read with the position, and read again only if it moved meanwhile.
@@ -124,7 +125,7 @@ final class BatchProcessor implements RecordProcessor {
     }
 
     /** The leases a batch reads from {@code position}: those its records touch, and those ending within its log time. */
-    private static LeaseQuery leaseQuery(PartitionMachine.Batch batch, PartitionPosition position) {
+    private static LeaseQuery leaseQuery(PreparedBatch batch, PartitionPosition position) {
         return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), position.clock(),
                 batch.latestTimeFrom(position.nextOffset()).orElse(position.clock()));
     }

@@ -9,7 +9,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,7 +17,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
@@ -159,7 +157,8 @@ public final class Worker implements AutoCloseable {
         ticker.start();
         try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
-            consumer.subscribe(List.of(settings.topics().commands()), new RebalanceLog());
+            consumer.subscribe(List.of(settings.topics().commands()), new Rebalances(consumer, batches, backlog,
+                    assignments, commits, ticker, health));
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }
@@ -260,43 +259,5 @@ public final class Worker implements AutoCloseable {
         consumer.close();
         producer.close();
         admin.close();
-    }
-
-    private final class RebalanceLog implements ConsumerRebalanceListener {
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            LOG.info("partitions assigned: {}", partitions);
-            backlog.drop(partitions);
-            assignments.assigned(partitions);
-            ticker.assigned(partitions.stream().map(TopicPartition::partition).toList());
-            // A placeholder position, so the consumer looks up no committed offset: the partition
-            // stays paused until it is sought to where the database says.
-            partitions.forEach(tp -> consumer.seek(tp, 0));
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-            backlog.drop(partitions);
-            // Finish what runs for these partitions, then hand over their offsets.
-            pipeline.await(partitions).stream()
-                    .filter(batch -> batch.stage() == PartitionPipeline.Stage.ACKNOWLEDGED)
-                    .forEach(batch -> commits.acknowledged(batch.partition(), batch.nextOffset()));
-            commits.commitNow(partitions);
-            assignments.revoked(partitions);
-            ticker.revoked(partitions.stream().map(TopicPartition::partition).toList());
-            partitions.forEach(tp -> health.dropped(tp.toString()));
-            LOG.info("partitions revoked: {}", partitions);
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> partitions) {
-            backlog.drop(partitions);
-            pipeline.await(partitions);
-            commits.forget(partitions);
-            assignments.revoked(partitions);
-            ticker.revoked(partitions.stream().map(TopicPartition::partition).toList());
-            partitions.forEach(tp -> health.dropped(tp.toString()));
-            LOG.warn("partitions lost (another worker may own them now): {}", partitions);
-        }
     }
 }
