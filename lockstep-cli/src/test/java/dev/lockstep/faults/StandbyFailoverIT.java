@@ -74,7 +74,7 @@ class StandbyFailoverIT {
                     primary.crash();
                     standby.promote();
                     run.faultInjected();
-                    run.load().awaitPublished(1_500);
+                    run.load().awaitPublished(1_000);
                     run.check();
                 }
             }

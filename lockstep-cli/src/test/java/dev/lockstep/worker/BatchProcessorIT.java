@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionPosition;
+import dev.lockstep.engine.Quarantine;
+import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PartitionId;
@@ -15,6 +18,7 @@ import dev.lockstep.store.StoreException;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -166,6 +170,28 @@ class BatchProcessorIT {
         assertThat(values(handedOver).get(0)).as("its own record's token").contains("\"fencing_token\":7");
         assertThat(handedOver).noneMatch(Outbound.HandOver.class::isInstance);
         assertThat(store.handOversDue("handover", List.of(0))).as("c and d hold both permits: e is not due").isEmpty();
+    }
+
+    @Test
+    void aPartitionIsQuarantinedFromItsLossUntilARecordPastTheLongestTtlIsApplied() {
+        PartitionId partition = new PartitionId("lost", 0);
+        store.inPartition(partition, tx -> {
+            tx.begin(new StoredPartition(Optional.of("test-topic-id"), PartitionPosition.START.afterLoss(5),
+                    Optional.of(Batches.SETTINGS)), EpochOrigin.RECORDS_LOST, "records 0..4 gone");
+            return null;
+        });
+        assertThat(store.quarantines("lost")).containsExactly(Map.entry(0, new Quarantine(0, 5, Optional.empty())));
+
+        Instant t0 = Instant.now().truncatedTo(ChronoUnit.MILLIS); // as a broker stamps it
+        String status = "{\"request_id\":\"%s\",\"type\":\"status\",\"resource\":\"r\"}";
+        Batches.processor(store).process(partition, List.of(Batches.record("lost", 5, "r", status.formatted("s1"), t0)));
+        Instant end = t0.plus(Batches.SETTINGS.limits().maxTtl());
+        assertThat(store.quarantines("lost")).as("its end fixed by the first record still there")
+                .containsExactly(Map.entry(0, new Quarantine(0, 5, Optional.of(end))));
+
+        Batches.processor(store).process(partition, List.of(Batches.record("lost", 6, "r", status.formatted("s2"),
+                end.plusSeconds(1))));
+        assertThat(store.quarantines("lost")).as("over at the partition's log time").isEmpty();
     }
 
     @Test

@@ -11,9 +11,9 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /**
@@ -48,35 +48,13 @@ final class TopicQueries {
     }
 
     static long count(DataSource dataSource, String sql, String topic, String what) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement count = connection.prepareStatement(sql)) {
-            count.setString(1, topic);
-            try (ResultSet rs = count.executeQuery()) {
-                rs.next();
-                long counted = rs.getLong(1);
-                connection.rollback();
-                return counted;
-            }
-        } catch (SQLException e) {
-            throw new StoreException(what + " failed: " + e.getMessage(), e);
-        }
+        return rows(dataSource, sql, (connection, select) -> select.setString(1, topic), rs -> rs.getLong(1), what)
+                .get(0);
     }
 
     static Map<Integer, Long> waiters(DataSource dataSource, String topic) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(WAITERS)) {
-            select.setString(1, topic);
-            Map<Integer, Long> waiting = new HashMap<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    waiting.put(rs.getInt(1), rs.getLong(2));
-                }
-            }
-            connection.rollback();
-            return waiting;
-        } catch (SQLException e) {
-            throw new StoreException("counting waiters failed: " + e.getMessage(), e);
-        }
+        return byPartition(rows(dataSource, WAITERS, (connection, select) -> select.setString(1, topic),
+                rs -> Map.entry(rs.getInt(1), rs.getLong(2)), "counting waiters"));
     }
 
     static Map<Integer, Instant> endingBy(DataSource dataSource, String topic, Collection<Integer> partitions,
@@ -84,62 +62,58 @@ final class TopicQueries {
         if (partitions.isEmpty()) {
             return Map.of();
         }
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(ENDING_BY)) {
+        return byPartition(rows(dataSource, ENDING_BY, (connection, select) -> {
             for (int first : new int[] {1, 4}) {
                 select.setString(first, topic);
                 select.setArray(first + 1, SqlArrays.integer(connection, partitions));
                 select.setObject(first + 2, OffsetDateTime.ofInstant(by, ZoneOffset.UTC));
             }
-            Map<Integer, Instant> ending = new TreeMap<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    ending.put(rs.getInt(1), SqlArrays.instant(rs, 2));
-                }
-            }
-            connection.rollback();
-            return ending;
-        } catch (SQLException e) {
-            throw new StoreException("looking up ends by " + by + " failed: " + e.getMessage(), e);
-        }
+        }, rs -> Map.entry(rs.getInt(1), SqlArrays.instant(rs, 2)), "looking up ends by " + by));
     }
 
     static Map<Integer, Quarantine> quarantines(DataSource dataSource, String topic) {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(QUARANTINES)) {
-            select.setString(1, topic);
-            Map<Integer, Quarantine> quarantined = new TreeMap<>();
-            try (ResultSet rs = select.executeQuery()) {
-                while (rs.next()) {
-                    int partition = rs.getInt(1);
-                    SqlArrays.quarantine(rs, 2).ifPresent(found -> quarantined.put(partition, found));
-                }
-            }
-            connection.rollback();
-            return quarantined;
-        } catch (SQLException e) {
-            throw new StoreException("looking up quarantined partitions failed: " + e.getMessage(), e);
-        }
+        // The statement selects only rows with a quarantine: every one reads as one.
+        return byPartition(rows(dataSource, QUARANTINES, (connection, select) -> select.setString(1, topic),
+                rs -> Map.entry(rs.getInt(1), SqlArrays.quarantine(rs, 2).orElseThrow()),
+                "looking up quarantined partitions"));
     }
 
     static List<DueHandOver> handOversDue(DataSource dataSource, String topic, Collection<Integer> partitions) {
         if (partitions.isEmpty()) {
             return List.of();
         }
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(HAND_OVERS_DUE)) {
+        return rows(dataSource, HAND_OVERS_DUE, (connection, select) -> {
             select.setString(1, topic);
             select.setArray(2, SqlArrays.integer(connection, partitions));
-            List<DueHandOver> due = new ArrayList<>();
+        }, rs -> new DueHandOver(rs.getInt(1), rs.getString(2), rs.getLong(3)), "looking up hand-overs due");
+    }
+
+    /** Binds a statement's parameters (an array needs the connection). */
+    @FunctionalInterface
+    private interface Parameters {
+        void bind(Connection connection, PreparedStatement select) throws SQLException;
+    }
+
+    /** The rows {@code sql} selects, in one short read-only transaction; {@code what} names it in a failure. */
+    private static <T> List<T> rows(DataSource dataSource, String sql, Parameters parameters, SqlArrays.Row<T> row,
+            String what) {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(sql)) {
+            parameters.bind(connection, select);
+            List<T> rows = new ArrayList<>();
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
-                    due.add(new DueHandOver(rs.getInt(1), rs.getString(2), rs.getLong(3)));
+                    rows.add(row.read(rs));
                 }
             }
             connection.rollback();
-            return due;
+            return rows;
         } catch (SQLException e) {
-            throw new StoreException("looking up hand-overs due failed: " + e.getMessage(), e);
+            throw new StoreException(what + " failed: " + e.getMessage(), e);
         }
+    }
+
+    private static <V> Map<Integer, V> byPartition(List<Map.Entry<Integer, V>> rows) {
+        return rows.stream().collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> b, TreeMap::new));
     }
 }
