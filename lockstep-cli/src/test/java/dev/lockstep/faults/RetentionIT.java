@@ -92,9 +92,9 @@ class RetentionIT {
                 assertThat(JSON.readTree(ready.body()).path("warnings").toString()).contains(zero + " is quarantined: "
                         + "records " + range + " were gone from the log before they were applied");
 
-                Path said = Files.createTempFile("replay-", ".out");
+                Path said = Path.of("target", "faults", "retention-replay.out"); // beside the workers' logs
                 Process replay = LockstepProcess.startWithOutput(said.toFile(),
-                        Files.createTempFile("replay-", ".err").toFile(), replayArgs());
+                        said.resolveSibling("retention-replay.stderr").toFile(), replayArgs());
                 assertThat(replay.waitFor(120, TimeUnit.SECONDS)).as("replay finished").isTrue();
                 assertThat(replay.exitValue()).as("lockstep replay: records it cannot verify").isEqualTo(2);
                 assertThat(Files.readString(said)).contains(zero + ": records 0.." + (firstKept - 1)
