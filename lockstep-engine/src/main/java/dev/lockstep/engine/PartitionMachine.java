@@ -14,11 +14,8 @@ import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyEncoder;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The partition state machine: one command record + the partition's state + the recorded settings
