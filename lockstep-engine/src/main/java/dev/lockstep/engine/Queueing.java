@@ -195,7 +195,8 @@ final class Queueing {
         Holders holders = state.holders(resource);
         state.put(granted);
         events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
-        answer(waiter, grant.get());
+        // The reply says how long it waited in log time, so its client dates the lease from its own send.
+        answer(waiter, new Verdict.Acquired(granted, Optional.of(Duration.between(waiter.queuedAt(), now))));
         int run = dueAfter(resource);
         if (run == 0) {
             return;

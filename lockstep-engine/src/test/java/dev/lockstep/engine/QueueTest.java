@@ -69,6 +69,8 @@ class QueueTest {
                     .isEqualTo(state.position().tokenAt(releaseOffset));
             assertThat(granted.lease().acquiredAt()).isEqualTo(T0.plusSeconds(5));
             assertThat(granted.lease().expiresAt()).isEqualTo(T0.plusSeconds(35));
+            assertThat(granted.waited()).as("from its own record to the grant, in log time")
+                    .contains(Duration.ofSeconds(4));
         });
         assertThat(events(released)).extracting(LeaseEvent::kind)
                 .containsExactly(LeaseEvent.Kind.RELEASED, LeaseEvent.Kind.GRANTED);

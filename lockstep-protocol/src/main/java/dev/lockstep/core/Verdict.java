@@ -2,6 +2,7 @@ package dev.lockstep.core;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -14,8 +15,24 @@ public sealed interface Verdict {
 
     Outcome outcome();
 
-    /** A new lease, or the same owner's live lease extended (same token). */
-    record Acquired(Lease lease) implements Verdict {
+    /**
+     * A new lease, or the same owner's live lease extended (same token).
+     *
+     * @param waited for an acquire granted after it waited in the resource's queue: how long, in log
+     *     time, from its own record to the grant. A client dates the grant by it: the lease began no
+     *     earlier than its first send plus this, on any clock that runs at the log's rate (absent for
+     *     an acquire answered at once, so its reply's bytes stay the same)
+     */
+    record Acquired(Lease lease, Optional<Duration> waited) implements Verdict {
+
+        public Acquired {
+            Objects.requireNonNull(waited, "waited");
+        }
+
+        public Acquired(Lease lease) {
+            this(lease, Optional.empty());
+        }
+
         @Override
         public Outcome outcome() {
             return Outcome.ACQUIRED;

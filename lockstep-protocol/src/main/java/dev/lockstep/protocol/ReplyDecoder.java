@@ -60,7 +60,9 @@ public final class ReplyDecoder {
 
     private static Optional<Verdict> typed(JsonNode json) {
         return switch (json.path("outcome").asText()) {
-            case "acquired" -> Optional.of(new Verdict.Acquired(lease(json.path("lock"))));
+            case "acquired" -> Optional.of(new Verdict.Acquired(lease(json.path("lock")),
+                    json.path("waited_ms").canConvertToLong() && json.path("waited_ms").asLong() >= 0
+                            ? Optional.of(Duration.ofMillis(json.path("waited_ms").asLong())) : Optional.empty()));
             case "not_acquired" -> Optional.of(new Verdict.NotAcquired(
                     Duration.ofMillis(json.path("retry_after_ms").asLong()),
                     Optional.ofNullable(json.path("reason").textValue()).flatMap(WaitEnd::fromWire)));

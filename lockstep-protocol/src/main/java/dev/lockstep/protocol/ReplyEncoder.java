@@ -97,6 +97,9 @@ public final class ReplyEncoder {
         if (verdict instanceof Verdict.Acquired acquired) {
             json.bool("acquired", true);
             writeLease(json, acquired.lease());
+            if (acquired.waited().isPresent()) {
+                json.number("waited_ms", acquired.waited().get().toMillis());
+            }
         } else if (verdict instanceof Verdict.NotAcquired notAcquired) {
             json.bool("acquired", false);
             json.number("retry_after_ms", notAcquired.retryAfter().toMillis());

@@ -40,6 +40,15 @@ class ReplyEncoderTest {
     }
 
     @Test
+    void aGrantAfterAWaitSaysHowLongItWaitedInLogTime() {
+        Lease lease = new Lease("payment:42", "w", 3, T0, T0.plusSeconds(30));
+        String json = json(new Reply.Decided(ACQUIRE, new Verdict.Acquired(lease, Optional.of(Duration.ofMillis(6250)))));
+        assertThat(json).endsWith("\"expires_at\":\"2026-12-02T10:00:30.000Z\"},\"waited_ms\":6250}");
+        assertThat(ReplyDecoder.decode(json.getBytes(StandardCharsets.UTF_8)).orElseThrow().reply())
+                .isEqualTo(new Verdict.Acquired(lease, Optional.of(Duration.ofMillis(6250))));
+    }
+
+    @Test
     void notAcquiredSaysWhenToRetryButNotWhoHoldsIt() {
         String json = json(new Reply.Decided(ACQUIRE, new Verdict.NotAcquired(Duration.ofMillis(1500))));
         assertThat(json).isEqualTo("{\"request_id\":\"q1\",\"type\":\"acquire\",\"resource\":\"payment:42\","
