@@ -19,9 +19,9 @@ import java.util.Optional;
  * each resource, the request IDs it remembers and the events not yet known to be published; with
  * what changed since it was loaded.
  *
- * <p>The worker loads only what one batch touches (the position, the leases of the batch's
- * resources and those ending within the batch's log time, the entries of its request IDs, the
- * events of records fetched again) and writes back what changed; a replay keeps the whole
+ * <p>The worker loads only what one batch may decide (the position, the leases and queues of the
+ * batch's resources and of those whose leases or waits end within the batch's log time, the
+ * entries of its request IDs, the events of records fetched again) and writes back what changed; a replay keeps the whole
  * partition in memory. Both run the same machine over the same type, which is what makes the
  * replay the worker's exact model.
  */
@@ -40,8 +40,9 @@ public final class PartitionState {
     private final StoredReply.Slab replies = new StoredReply.Slab();
 
     /**
-     * @param leases the latest leases of (at least) every resource the records will touch, and
-     *     every lease that ends within their log time
+     * @param leases the latest leases of (at least) every resource the records will touch, and of
+     *     every resource with a lease that ends within their log time (all of its leases: who holds
+     *     it after that end depends on them)
      * @param requests the entries of (at least) every request ID the records carry
      * @param events the events of (at least) every record below the position that will be fetched again
      */
@@ -51,9 +52,10 @@ public final class PartitionState {
     }
 
     /**
-     * @param waiters (at least) the queues of every resource the records will touch, of every lease
-     *     that ends within their log time, and the waiters whose wait ends within it or whose request
-     *     IDs they carry
+     * @param waiters (at least) the whole queues of every resource the records will touch, of every
+     *     lease that ends within their log time and of every waiter whose wait ends within it (the
+     *     next in line may be granted then); the waiters whose request IDs they carry; and every
+     *     queue when their log time may end the partition's quarantine
      * @param deferred the deferred replies of (at least) every record below the position that will be fetched again
      */
     public PartitionState(PartitionPosition position, Collection<Lease> leases, Map<String, RequestEntry> requests,

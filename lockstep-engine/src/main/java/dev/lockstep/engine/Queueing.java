@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The queue's rules for one record, at its log time {@code now}: waits that ended leave their
@@ -48,13 +49,17 @@ final class Queueing {
     private Set<String> runInFlight = Set.of();
     // The announced leases (with a value) that ended at this record, the last one per resource.
     private Map<String, Lease> announced = Map.of();
+    private final boolean quarantined;
 
-    Queueing(Inbound record, Instant now, PartitionState state, EventWriter events, EngineSettings settings) {
+    /** @param quarantined whether the partition is quarantined at this record: no waiter is granted then */
+    Queueing(Inbound record, Instant now, PartitionState state, EventWriter events, EngineSettings settings,
+            boolean quarantined) {
         this.record = record;
         this.now = now;
         this.state = state;
         this.events = events;
         this.settings = settings;
+        this.quarantined = quarantined;
     }
 
     /** The waiters decided by this record, their replies in order. */
@@ -71,7 +76,17 @@ final class Queueing {
         for (Waiter waiter : state.queues().endingUntil(now)) {
             events.waiting(LeaseEvent.Kind.WAIT_EXPIRED, waiter, waiter.deadline());
             answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.WAIT_EXPIRED)));
+            // The waiter may have kept the next ones from room the holders leave.
+            freed.add(waiter.resource());
         }
+    }
+
+    /**
+     * The partition's quarantine ended at this record: every queue goes to its first waiter, as
+     * if its resource were freed (no waiter was granted while it lasted).
+     */
+    void quarantineEnded() {
+        freed.addAll(state.queues().resources());
     }
 
     /**
@@ -113,27 +128,16 @@ final class Queueing {
     }
 
     /**
-     * The first waiter of a resource nobody holds: it is about to be granted the resource, at this
-     * record, so a newcomer does not get it first.
+     * A shared acquire names another limit than the resource's live shared holders or its shared
+     * waiters have: the limit is the resource's while it has holders or waiters, whoever they are.
      */
-    Optional<Waiter> nextInLine(String resource) {
-        return state.holders(resource).liveAt(now).isEmpty() ? state.queues().first(resource) : Optional.empty();
-    }
-
-    /**
-     * Whether the resource's queue is ahead of an acquire its owner does not hold already: the
-     * acquire never passes a waiter, though the holders leave room (a queued writer waits for
-     * shared holders to end, and shared acquires after it wait behind it).
-     */
-    boolean ahead(Command.Acquire acquire) {
-        return state.queues().length(acquire.resource()) > 0 && state.holders(acquire.resource()).liveAt(now).stream()
-                .noneMatch(lease -> lease.isOwnedBy(acquire.owner()));
-    }
-
-    /** A shared acquire names the limit its resource's shared waiters were queued with. */
     Optional<FieldError> limitMismatch(Command.Acquire acquire) {
-        return acquire.share().exclusive() ? Optional.empty() : state.queues().queue(acquire.resource()).stream()
-                .map(Waiter::share).filter(share -> !share.exclusive() && share.limit() != acquire.share().limit())
+        if (acquire.share().exclusive()) {
+            return Optional.empty();
+        }
+        return Stream.concat(state.holders(acquire.resource()).liveAt(now).stream().map(Lease::share),
+                        state.queues().queue(acquire.resource()).stream().map(Waiter::share))
+                .filter(share -> !share.exclusive() && share.limit() != acquire.share().limit())
                 .findFirst().map(share -> new FieldError("limit", "the resource admits " + share.limit()
                         + " shared holders while it has holders or waiters; this acquire names "
                         + acquire.share().limit()));
@@ -150,7 +154,9 @@ final class Queueing {
      * it; then each resource an announced lease left that nobody holds now is said to be vacant.
      */
     void handOvers() {
-        freed.forEach(this::handOver);
+        if (!quarantined) {
+            freed.forEach(this::handOver);
+        }
         announced.values().forEach(ended -> {
             if (state.holders(ended.resource()).liveAt(now).isEmpty()) {
                 events.vacant(ended);

@@ -74,6 +74,11 @@ public final class WaitQueues {
         return Collections.unmodifiableMap(due);
     }
 
+    /** The resources that have waiters held in memory, in their names' order (the same however they were loaded). */
+    List<String> resources() {
+        return byResource.keySet().stream().sorted().toList();
+    }
+
     int length(String resource) {
         ArrayDeque<Waiter> queue = byResource.get(resource);
         return queue == null ? 0 : queue.size();

@@ -90,4 +90,25 @@ class CancellationTest {
         assertThat(reply(send("{\"request_id\":\"d\",\"type\":\"release\",\"resource\":\"job\",\"owner\":\"o1\","
                 + "\"cancels\":7}"))).contains("\"outcome\":\"invalid\"").contains("\"field\":\"cancels\"");
     }
+
+    /**
+     * A waiter granted at the record of its owner's second, plain acquire: that acquire was
+     * refused, so cancelling it releases nothing, though the waiter's token is its record's.
+     */
+    @Test
+    void cancellingARefusedAcquireLeavesTheGrantItsRecordMadeToAWaiter() {
+        partition.at(JobPartition.T0, JobPartition.acquire("x", "X", 5, 0));
+        assertThat(partition.at(JobPartition.T0.plusSeconds(1), JobPartition.acquire("w", "A", 60, 60_000)).answer())
+                .as("A waits behind X").isEmpty();
+        Step refused = partition.at(JobPartition.T0.plusSeconds(5), acquire("r", "A"));
+        assertThat(reply(refused)).as("the waiter comes first").contains("\"outcome\":\"not_acquired\"");
+        assertThat(JobPartition.deferredGrants(refused)).extracting(Lease::owner).containsExactly("A");
+
+        assertThat(reply(partition.at(JobPartition.T0.plusSeconds(6), cancel("c", "A", "r"))))
+                .contains("\"outcome\":\"not_found\"");
+        assertThat(state.lease("job")).as("the waiter's lease holds").hasValueSatisfying(lease -> {
+            assertThat(lease.owner()).isEqualTo("A");
+            assertThat(lease.isLiveAt(JobPartition.T0.plusSeconds(6))).isTrue();
+        });
+    }
 }

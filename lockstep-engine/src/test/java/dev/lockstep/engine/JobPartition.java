@@ -25,8 +25,7 @@ final class JobPartition {
 
     static final Instant T0 = Instant.parse("2026-12-06T10:00:00Z");
 
-    final PartitionMachine machine = new PartitionMachine(new EngineSettings(Limits.defaults(),
-            Duration.ofMinutes(10), new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+    final PartitionMachine machine;
     final PartitionState state = PartitionState.empty(PartitionPosition.START);
     private final Duration step;
     private long offset;
@@ -34,7 +33,20 @@ final class JobPartition {
 
     /** @param step how far log time moves from one record sent without a time to the next */
     JobPartition(Duration step) {
+        this(step, Limits.defaults());
+    }
+
+    /** @param limits the recorded limits: the longest TTL among them */
+    JobPartition(Duration step, Limits limits) {
         this.step = step;
+        this.machine = new PartitionMachine(new EngineSettings(limits, Duration.ofMinutes(10),
+                new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+    }
+
+    /** The next {@code records} records are gone from the log before they were applied: the partition is quarantined. */
+    void lose(int records) {
+        offset += records;
+        state.position(state.position().afterLoss(offset));
     }
 
     /** The offset the next record gets. */

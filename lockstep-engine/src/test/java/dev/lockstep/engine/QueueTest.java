@@ -312,4 +312,28 @@ class QueueTest {
         }
         return out.toString();
     }
+
+    /**
+     * Lost records may have granted leases nobody knows of: until the quarantine ends no waiter is
+     * granted either; one still waiting then is granted by the record that ends it.
+     */
+    @Test
+    void noWaiterIsGrantedDuringAQuarantineAndOneStillWaitingIsGrantedWhenItEnds() {
+        JobPartition shortTtls = new JobPartition(Duration.ZERO, new Limits(Duration.ofSeconds(60), 16 * 1024));
+        shortTtls.at(T0, acquire("a", "holder", 5, 0));
+        assertThat(shortTtls.at(T0.plusSeconds(1), acquire("b", "waiter", 30, 300_000)).answer()).isEmpty();
+        shortTtls.lose(3);
+
+        Step first = shortTtls.at(T0.plusSeconds(6), "{\"request_id\":\"s\",\"type\":\"status\",\"resource\":\"job\"}");
+        assertThat(first.deferred()).as("the holder's lease ended, but the partition is quarantined").isEmpty();
+        assertThat(shortTtls.state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("b");
+        assertThat(shortTtls.tick(T0.plusSeconds(30)).deferred()).isEmpty();
+
+        Step ends = shortTtls.tick(T0.plusSeconds(66));
+        assertThat(shortTtls.state.position().quarantine()).isEmpty();
+        assertThat(ends.deferred()).singleElement().satisfies(reply -> {
+            assertThat(reply.requestId()).isEqualTo("b");
+            assertThat(verdict(reply)).isInstanceOf(Verdict.Acquired.class);
+        });
+    }
 }

@@ -213,4 +213,35 @@ class SharesTest {
                 .containsExactly(LeaseEvent.Kind.RELEASED, LeaseEvent.Kind.GRANTED);
         assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("acq-b-again", "acq-c");
     }
+
+    /** The limit is checked against the holders whatever waits: an odd acquire never joins the queue. */
+    @Test
+    void aSharedAcquireNamingAnotherLimitThanTheHoldersIsInvalidThoughAWriterWaits() {
+        granted(send(acquire("r1", ",\"limit\":4", 0)));
+        assertThat(send(acquire("w", "", 60_000)).answer()).as("the writer waits").isEmpty();
+
+        Verdict odd = verdict(send(acquire("odd", ",\"limit\":2", 60_000)));
+        assertThat(odd).isInstanceOf(Verdict.Invalid.class);
+        assertThat(((Verdict.Invalid) odd).problem().errors()).singleElement()
+                .satisfies(error -> assertThat(error.field()).isEqualTo("limit"));
+        assertThat(state.queues().queue("job")).extracting(Waiter::owner).containsExactly("w");
+        assertThat(send(acquire("r2", ",\"limit\":4", 60_000)).answer()).as("a reader of the right limit waits")
+                .isEmpty();
+    }
+
+    /** The first waiter's wait ends: the next is granted at that very record when there is room for it. */
+    @Test
+    void whenTheFirstWaitersWaitEndsTheNextIsGrantedIfThereIsRoom() {
+        granted(send(acquire("r1", ",\"limit\":2", 0)));
+        assertThat(partition.at(JobPartition.T0.plusSeconds(1), acquire("w", "", 2_000)).answer()).isEmpty();
+        assertThat(partition.at(JobPartition.T0.plusSeconds(2), acquire("r2", ",\"limit\":2", 60_000)).answer())
+                .as("behind the writer").isEmpty();
+
+        Step waitEnds = partition.tick(JobPartition.T0.plusSeconds(3));
+
+        assertThat(waitEnds.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("acq-w", "acq-r2");
+        assertThat(verdict(waitEnds.deferred().get(1))).isInstanceOfSatisfying(Verdict.Acquired.class,
+                grant -> assertThat(grant.lease().owner()).isEqualTo("r2"));
+        assertThat(state.queues().queue("job")).isEmpty();
+    }
 }
