@@ -23,13 +23,14 @@ import java.util.Map;
  */
 final class LeaseRows {
 
-    // The batch's resources, and the partition's leases that end within the batch's log time
-    // (their expiry is an event the batch shows).
+    // The batch's resources, and every lease of the resources of the partition's leases that end
+    // within the batch's log time: their expiry is an event the batch shows, and who holds the
+    // resource after it (a vacancy, the permit a waiter takes) depends on the resource's other holders.
     static final String SELECT =
             "SELECT " + LeaseColumns.NAMES + ", topic, partition FROM distributed_locks "
-                    + "WHERE resource = ANY(?) OR (topic = ? AND partition = ? AND expires_at > "
-                    + EPOCH_MS.formatted("?") + " AND expires_at <= " + EPOCH_MS.formatted("?")
-                    + ") ORDER BY resource, permit FOR UPDATE";
+                    + "WHERE resource = ANY(?) OR resource IN (SELECT e.resource FROM distributed_locks e "
+                    + "WHERE e.topic = ? AND e.partition = ? AND e.expires_at > " + EPOCH_MS.formatted("?")
+                    + " AND e.expires_at <= " + EPOCH_MS.formatted("?") + ") ORDER BY resource, permit FOR UPDATE";
     private static final String UPDATE =
             "UPDATE distributed_locks d SET owner = u.owner, fencing_token = u.token, acquired_at = "
                     + EPOCH_MS.formatted("u.acq") + ", expires_at = " + EPOCH_MS.formatted("u.exp")

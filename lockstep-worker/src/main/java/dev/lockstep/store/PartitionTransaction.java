@@ -42,14 +42,20 @@ public interface PartitionTransaction {
             Optional<List<Lease>> guessed, Optional<List<Waiter>> guessedWaiters) {
     }
 
-    /** The arguments of {@link #leasesForUpdate}. */
-    record LeaseQuery(Set<String> resources, Instant endingAfter, Instant endingBy) {
+    /**
+     * What a batch reads: the arguments of {@link #leasesForUpdate}, and for {@link #waiters}
+     * whether every queue is read.
+     *
+     * @param everyQueue the batch may end the partition's quarantine, which hands every queue over
+     */
+    record LeaseQuery(Set<String> resources, Instant endingAfter, Instant endingBy, boolean everyQueue) {
     }
 
     /**
-     * The latest lease of each of {@code resources} that has one, and every lease of the partition
-     * that ends after {@code endingAfter} and no later than {@code endingBy}; locked for update
-     * until the transaction ends. A batch reads its leases once: a read replaces any before it.
+     * The latest leases of each of {@code resources} that has some, and of each resource with a
+     * lease of the partition that ends after {@code endingAfter} and no later than {@code endingBy}
+     * (all of its leases: who holds it after that end depends on them); locked for update until the
+     * transaction ends. A batch reads its leases once: a read replaces any before it.
      */
     List<Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
 
@@ -57,9 +63,10 @@ public interface PartitionTransaction {
     List<EventEntry> events(long fromOffset, long toOffset);
 
     /**
-     * The waiters a batch may decide: those of the queues of {@code leases}' resources and of the
-     * resources whose leases it reads as ending ({@link #leasesForUpdate}), those of
-     * {@code requestIds}, and every waiter whose wait ends no later than its {@code endingBy}.
+     * The waiters a batch may decide: the whole queues of {@code leases}' resources, of the
+     * resources whose leases it reads as ending ({@link #leasesForUpdate}) and of those with a
+     * waiter whose wait ends no later than its {@code endingBy}; those of {@code requestIds}; and
+     * every waiter of the partition when {@code everyQueue}.
      */
     List<Waiter> waiters(LeaseQuery leases, Collection<String> requestIds);
 

@@ -109,8 +109,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             select.setArray(5, SqlArrays.text(connection, requestIds));
             if (guess.isPresent()) {
                 leases.bind(select, 6, guess.get().resources(), guess.get().endingAfter(), guess.get().endingBy());
-                waiters.bind(select, 11, guess.get().resources(), requestIds, guess.get().endingAfter(),
-                        guess.get().endingBy());
+                waiters.bind(select, 11, guess.get(), requestIds);
             }
             select.execute();
             Optional<StoredPartition> stored;
@@ -173,7 +172,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
     @Override
     public List<Waiter> waiters(LeaseQuery leases, Collection<String> requestIds) {
         try {
-            return waiters.read(leases.resources(), requestIds, leases.endingAfter(), leases.endingBy());
+            return waiters.read(leases, requestIds);
         } catch (SQLException e) {
             throw fail("reading the wait queues", e);
         }

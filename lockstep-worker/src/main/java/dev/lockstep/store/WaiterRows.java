@@ -9,6 +9,7 @@ import dev.lockstep.engine.DeferredReply;
 import dev.lockstep.engine.ReplyRoute;
 import dev.lockstep.engine.StoredReply;
 import dev.lockstep.engine.Waiter;
+import dev.lockstep.store.PartitionTransaction.LeaseQuery;
 import dev.lockstep.protocol.Fingerprint;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -31,15 +32,17 @@ import java.util.OptionalInt;
  */
 final class WaiterRows {
 
-    // The queues of the batch's resources and of the partition's leases that end within its log
-    // time, the waiters of its request IDs, and every waiter whose wait ends within its log time.
+    // The queues of the batch's resources, of the partition's leases that end within its log time,
+    // and of the waiters whose wait ends within it (the next in line may be granted then); the
+    // waiters of its request IDs; every queue when the batch may end a quarantine.
     /** A waiter's columns, in the order {@link #waiter} reads them. */
     static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
             + "reply_partition, correlation_id, fingerprint, mode, permit_limit, value";
     static final String SELECT =
             "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
-                    + "AND w.partition = ? AND (w.resource = ANY(?) OR w.request_id = ANY(?) OR w.deadline <= "
-                    + EPOCH_MS.formatted("?") + " OR w.resource IN (SELECT d.resource FROM distributed_locks d "
+                    + "AND w.partition = ? AND (? OR w.resource = ANY(?) OR w.request_id = ANY(?) OR w.resource IN "
+                    + "(SELECT x.resource FROM lock_waiters x WHERE x.topic = w.topic AND x.partition = w.partition "
+                    + "AND x.deadline <= " + EPOCH_MS.formatted("?") + ") OR w.resource IN (SELECT d.resource FROM distributed_locks d "
                     + "WHERE d.topic = w.topic AND d.partition = w.partition AND d.expires_at > " + EPOCH_MS.formatted("?")
                     + " AND d.expires_at <= " + EPOCH_MS.formatted("?") + "))";
     private static final String INSERT =
@@ -67,10 +70,9 @@ final class WaiterRows {
         this.partition = partition;
     }
 
-    List<Waiter> read(Collection<String> resources, Collection<String> requestIds, Instant endingAfter,
-            Instant endingBy) throws SQLException {
+    List<Waiter> read(LeaseQuery query, Collection<String> requestIds) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(SELECT)) {
-            bind(select, 1, resources, requestIds, endingAfter, endingBy);
+            bind(select, 1, query, requestIds);
             try (ResultSet rs = select.executeQuery()) {
                 return readAll(rs);
             }
@@ -78,15 +80,16 @@ final class WaiterRows {
     }
 
     /** Binds {@link #SELECT}'s parameters from index {@code first} on. */
-    void bind(PreparedStatement select, int first, Collection<String> resources, Collection<String> requestIds,
-            Instant endingAfter, Instant endingBy) throws SQLException {
+    void bind(PreparedStatement select, int first, LeaseQuery query, Collection<String> requestIds)
+            throws SQLException {
         select.setString(first, partition.topic());
         select.setInt(first + 1, partition.partition());
-        select.setArray(first + 2, SqlArrays.text(connection, resources));
-        select.setArray(first + 3, SqlArrays.text(connection, requestIds));
-        select.setLong(first + 4, endingBy.toEpochMilli());
-        select.setLong(first + 5, endingAfter.toEpochMilli());
-        select.setLong(first + 6, endingBy.toEpochMilli());
+        select.setBoolean(first + 2, query.everyQueue());
+        select.setArray(first + 3, SqlArrays.text(connection, query.resources()));
+        select.setArray(first + 4, SqlArrays.text(connection, requestIds));
+        select.setLong(first + 5, query.endingBy().toEpochMilli());
+        select.setLong(first + 6, query.endingAfter().toEpochMilli());
+        select.setLong(first + 7, query.endingBy().toEpochMilli());
     }
 
     /** The waiters of {@link #SELECT}'s rows. */

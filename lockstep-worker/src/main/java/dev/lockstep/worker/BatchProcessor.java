@@ -17,6 +17,7 @@ import dev.lockstep.store.PartitionId;
 import dev.lockstep.store.PartitionTransaction.LeaseQuery;
 import dev.lockstep.store.PartitionTransaction;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +101,7 @@ final class BatchProcessor implements RecordProcessor {
                 : tx.waiters(touched, batch.requestIds());
         Set<String> resources = new HashSet<>(touched.resources());
         waiters.forEach(waiter -> resources.add(waiter.resource()));
-        LeaseQuery needed = new LeaseQuery(resources, touched.endingAfter(), touched.endingBy());
+        LeaseQuery needed = new LeaseQuery(resources, touched.endingAfter(), touched.endingBy(), touched.everyQueue());
         List<Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
                 : tx.leasesForUpdate(needed.resources(), needed.endingAfter(), needed.endingBy());
         boolean fetchedAgain = first < loaded.nextOffset();
@@ -124,10 +125,16 @@ final class BatchProcessor implements RecordProcessor {
         return out;
     }
 
-    /** The leases a batch reads from {@code position}: those its records touch, and those ending within its log time. */
+    /**
+     * The leases a batch reads from {@code position}: those its records touch, and those ending
+     * within its log time; and every queue when its log time may reach the end of the partition's
+     * quarantine (not yet fixed, or fixed within it).
+     */
     private static LeaseQuery leaseQuery(PreparedBatch batch, PartitionPosition position) {
-        return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), position.clock(),
-                batch.latestTimeFrom(position.nextOffset()).orElse(position.clock()));
+        Instant latest = batch.latestTimeFrom(position.nextOffset()).orElse(position.clock());
+        boolean quarantineMayEnd = position.quarantine()
+                .filter(quarantine -> quarantine.until().filter(latest::isBefore).isEmpty()).isPresent();
+        return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), position.clock(), latest, quarantineMayEnd);
     }
 
     private void check(PartitionId partition, StoredPartition stored) {
