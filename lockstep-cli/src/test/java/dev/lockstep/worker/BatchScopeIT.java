@@ -119,6 +119,9 @@ class BatchScopeIT {
                 Batches.record("quarantined", 5, "x", status("s1", "x"), T0.plusSeconds(6))));
         assertThat(during).as("H's lease ended, but lost records may have granted q").noneMatch(out -> isReplyTo("w", out));
 
+        Instant end = T0.plusSeconds(66);
+        assertThat(store.leasesEndingBy("quarantined", List.of(0), T0.plusSeconds(70)))
+                .as("the ticker shows the quarantine's end where waiters wait").containsEntry(0, end);
         List<String> after = oneBatchPerRecord(partition, settings, List.of(
                 Batches.record("quarantined", 6, "y", status("s2", "y"), T0.plusSeconds(67))));
         assertThat(after).anyMatch(out -> isReplyTo("w", out) && out.contains("\"outcome\":\"acquired\""));

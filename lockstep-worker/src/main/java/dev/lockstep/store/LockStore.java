@@ -52,9 +52,10 @@ public interface LockStore extends AutoCloseable {
     Map<Integer, Long> waiters(String topic);
 
     /**
-     * The partitions of {@code topic} among {@code partitions} where a lease ends, or a waiter's
-     * wait ends, after the partition's clock (log time) and at or before {@code by}, with the first
-     * such end: where a tick would show an end that no record has shown yet.
+     * The partitions of {@code topic} among {@code partitions} where a lease ends, a waiter's wait
+     * ends, or a quarantine ends while waiters wait, after the partition's clock (log time) and at
+     * or before {@code by}, with the first such end: where a tick would show an end that no record
+     * has shown yet.
      */
     Map<Integer, Instant> leasesEndingBy(String topic, Collection<Integer> partitions, Instant by);
 

@@ -27,14 +27,19 @@ final class TopicQueries {
                     + "AND p.partition = d.partition WHERE d.topic = ? AND d.expires_at > p.last_now";
     static final String LIVE_SHARED_LEASES = LIVE_LEASES + " AND d.mode = 'shared'";
     private static final String WAITERS = "SELECT partition, count(*) FROM lock_waiters WHERE topic = ? GROUP BY partition";
-    // Ends the partition's log time has not reached, but the wall clock has: a lease's, or a wait's.
+    // Ends the partition's log time has not reached, but the wall clock has: a lease's, a wait's, a quarantine's.
     private static final String ENDING_BY =
             "SELECT partition, min(ends) FROM (SELECT d.partition, d.expires_at AS ends FROM distributed_locks d "
                     + "JOIN partition_progress p ON p.topic = d.topic AND p.partition = d.partition "
                     + "WHERE d.topic = ? AND d.partition = ANY(?) AND d.expires_at > p.last_now AND d.expires_at <= ? "
                     + "UNION ALL SELECT w.partition, w.deadline FROM lock_waiters w JOIN partition_progress p "
                     + "ON p.topic = w.topic AND p.partition = w.partition WHERE w.topic = ? AND w.partition = ANY(?) "
-                    + "AND w.deadline > p.last_now AND w.deadline <= ?) due GROUP BY partition";
+                    + "AND w.deadline > p.last_now AND w.deadline <= ? "
+                    // A quarantine's end hands the queues over: a tick shows it where waiters wait.
+                    + "UNION ALL SELECT p.partition, p.quarantine_until FROM partition_progress p WHERE p.topic = ? "
+                    + "AND p.partition = ANY(?) AND p.quarantine_until > p.last_now AND p.quarantine_until <= ? "
+                    + "AND EXISTS (SELECT 1 FROM lock_waiters w WHERE w.topic = p.topic AND w.partition = p.partition)"
+                    + ") due GROUP BY partition";
 
     // A quarantine holds until a record at or after its end is applied (the partition's log time, never the wall clock).
     private static final String QUARANTINES = "SELECT partition, quarantine_from, quarantine_to, quarantine_until "
@@ -63,7 +68,7 @@ final class TopicQueries {
             return Map.of();
         }
         return byPartition(rows(dataSource, ENDING_BY, (connection, select) -> {
-            for (int first : new int[] {1, 4}) {
+            for (int first : new int[] {1, 4, 7}) {
                 select.setString(first, topic);
                 select.setArray(first + 1, SqlArrays.integer(connection, partitions));
                 select.setObject(first + 2, OffsetDateTime.ofInstant(by, ZoneOffset.UTC));
