@@ -27,7 +27,8 @@ import java.util.TreeMap;
  * nothing of the engine: every request acknowledged by the broker is in the command log and was
  * answered, each time the same way; on each resource no two leases overlap, one token is never two
  * owners', fencing tokens (an election's terms) only grow, waiters are served in the order they
- * queued ({@link QueueOrder}), and a lease publishes the value its acquire gave. Whether each reply and event is the one the log decides
+ * queued ({@link QueueOrder}), a lease publishes the value its acquire gave, and no two clients
+ * acted as holders at once: what each believed lies inside its lease ({@link Beliefs}). Whether each reply and event is the one the log decides
  * is {@code lockstep replay}'s to say (the fault runs run it after this check): one engine, one
  * comparison, both in main.
  *
@@ -94,6 +95,9 @@ public final class HistoryChecker {
         timelines.values().forEach(t -> violations.addAll(t.violations()));
         violations.addAll(QueueOrder.violations(history, first));
         checkGrantsPublishTheirValues(history, first, violations);
+        Map<String, List<SeenLease>> seen = new TreeMap<>();
+        timelines.forEach((resource, timeline) -> seen.put(resource, timeline.leases()));
+        violations.addAll(Beliefs.violations(seen, history.beliefs()));
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
         return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
     }
