@@ -56,7 +56,24 @@ class LeaderElectionIT {
         }
     }
 
-    private static LeaderElection candidate(String group, String id, Heard heard) {
+    /** A listener that hears as {@link Heard} does, then throws, every time. */
+    private static final class Throwing implements LeaderElection.Listener {
+        final Heard heard = new Heard();
+
+        @Override
+        public void gained(Leadership leadership) {
+            heard.gained(leadership);
+            throw new IllegalStateException("the listener's bug, on gaining term " + leadership.term());
+        }
+
+        @Override
+        public void lost(Leadership leadership, LeaseLost.Reason why) {
+            heard.lost(leadership, why);
+            throw new IllegalStateException("the listener's bug, on losing term " + leadership.term());
+        }
+    }
+
+    private static LeaderElection candidate(String group, String id, LeaderElection.Listener heard) {
         return LeaderElection.of(client, group, id, Duration.ofSeconds(10), Optional.of(id + ":8080"), heard);
     }
 
@@ -117,6 +134,26 @@ class LeaderElectionIT {
             assertThat(a.leadership().orElseThrow().term()).isGreaterThan(first.term());
         }
         assertThat(heard.said.get(3)).endsWith("RESIGNED");
+    }
+
+    @Test
+    void aListenerThatThrowsChangesNothing() throws Exception {
+        Throwing listener = new Throwing();
+        LeaderElection a = candidate("throwing", "host-a", listener);
+        Leadership first = a.campaign().get(15, TimeUnit.SECONDS);
+        assertThat(a.isLeader()).as("it leads though its listener threw on hearing so").isTrue();
+
+        assertThat(client.blocking().release("throwing", "host-a", OptionalLong.of(first.term())))
+                .isEqualTo(new Verdict.Released());
+        await("deposed, it campaigns again, though its listener threw on hearing it lost")
+                .atMost(Duration.ofSeconds(30)).until(() -> listener.heard.said.size() >= 3);
+        assertThat(listener.heard.said.subList(0, 3)).containsExactly("gained " + first.term(),
+                "lost " + first.term() + " NOT_FOUND", "gained " + a.leadership().orElseThrow().term());
+        assertThat(a.leadership().orElseThrow().term()).isGreaterThan(first.term());
+
+        a.resign().get(15, TimeUnit.SECONDS);
+        assertThat(listener.heard.said).hasSize(4).last().asString().endsWith("RESIGNED");
+        assertThat(client.blocking().status("throwing")).as("it released its lease").isEqualTo(new Verdict.NotFound());
     }
 
     @Test

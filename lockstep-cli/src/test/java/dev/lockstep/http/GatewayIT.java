@@ -1,6 +1,7 @@
 package dev.lockstep.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -359,6 +360,46 @@ class GatewayIT {
 
     private static int partitionOf(String resource) {
         return ResourcePartition.of(resource, LockstepExtension.PARTITIONS);
+    }
+
+    /**
+     * A caller answered 200 holds the lease: a retry with its key that times out (no worker runs) is
+     * answered 504 to be retried, and cancels nothing, so the lease stays its caller's; a retry once
+     * a worker runs is answered with the stored reply.
+     */
+    @Test
+    void aRetryOfAnAnsweredAcquireThatTimesOutCancelsNothing() throws Exception {
+        String resource = fresh("answered");
+        String key = UUID.randomUUID().toString();
+        String body = "{\"owner\":\"a\",\"ttl_seconds\":3600}";
+        HttpResponse<String> granted;
+        try (OpsServer impatient = OpsServer.start("127.0.0.1", 0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+                Optional.empty(), Optional.of(new LockGateway(client, Duration.ofSeconds(2))))) {
+            URI uri = URI.create("http://127.0.0.1:" + impatient.port() + lock(resource));
+            HttpRequest acquire = HttpRequest.newBuilder(uri).header(LockGateway.IDEMPOTENCY_KEY, key)
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            granted = HTTP.send(acquire, HttpResponse.BodyHandlers.ofString());
+            assertThat(granted.statusCode()).as(granted.body()).isEqualTo(200);
+            worker.close();
+            try {
+                HttpResponse<String> timedOut = HTTP.send(acquire, HttpResponse.BodyHandlers.ofString());
+                assertProblem(timedOut, 504, "urn:lockstep:problem:timeout");
+                assertThat(json(timedOut).path("detail").asText()).as("to be retried with its key, not cancelled")
+                        .contains(key).doesNotContain("cancelled");
+            } finally {
+                worker = env.startWorker();
+            }
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                HttpResponse<String> retried = HTTP.send(acquire, HttpResponse.BodyHandlers.ofString());
+                assertThat(retried.statusCode()).as(retried.body()).isEqualTo(200);
+                assertThat(retried.body()).as("the stored reply").isEqualTo(granted.body());
+            });
+        }
+        HttpResponse<String> status = call("GET", lock(resource), null);
+        assertThat(status.statusCode()).as("the lease its caller was given is not released: " + status.body())
+                .isEqualTo(200);
+        assertThat(json(status).path("lock").path("fencing_token").asLong())
+                .isEqualTo(json(granted).path("lock").path("fencing_token").asLong());
     }
 
     /**

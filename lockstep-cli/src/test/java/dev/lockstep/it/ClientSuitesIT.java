@@ -96,6 +96,8 @@ class ClientSuitesIT {
         builder.environment().put("LOCKSTEP_COMMAND_TOPIC", env.topics().commands());
         builder.environment().put("LOCKSTEP_REPLY_TOPIC", env.topics().replies());
         builder.environment().put("LOCKSTEP_DEAD_LETTER_TOPIC", env.topics().deadLetters());
+        // LOCKSTEP_PROXIED_BOOTSTRAP and LOCKSTEP_BROKER_LINK: a suite's client cut off from the broker
+        builder.environment().putAll(env.brokerLink().environment());
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s finishes", command).isTrue();

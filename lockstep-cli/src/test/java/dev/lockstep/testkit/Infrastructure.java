@@ -4,6 +4,8 @@ import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,7 +27,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * {@code LOCKSTEP_TEST_DB_URL} when it is set (CI, which runs as root, sets it), and otherwise an
  * embedded PostgreSQL the build brought from Maven Central, started for this JVM.
  * {@code LOCKSTEP_TEST_INFRA} set to {@code embedded} or {@code docker} forces one. Nothing is
- * ever skipped: a missing server fails the test with a message that says what to start.
+ * ever skipped: a missing server fails the test with a message that says what to start. Either
+ * broker has a second listener, reached through a {@link BrokerLink} a test can cut.
  */
 final class Infrastructure implements AutoCloseable {
 
@@ -48,14 +51,19 @@ final class Infrastructure implements AutoCloseable {
         void close();
     }
 
+    /** The broker's listener behind the {@link BrokerLink}, in the container (the embedded broker's is on a free port). */
+    private static final int CONTAINER_LINK_PORT = 19094;
+
     private final String bootstrapServers;
     private final Database database;
     private final AutoCloseable broker;
+    private final BrokerLink link;
 
-    private Infrastructure(String bootstrapServers, Database database, AutoCloseable broker) {
+    private Infrastructure(String bootstrapServers, Database database, AutoCloseable broker, BrokerLink link) {
         this.bootstrapServers = bootstrapServers;
         this.database = database;
         this.broker = broker;
+        this.link = link;
     }
 
     static Infrastructure start() {
@@ -78,33 +86,52 @@ final class Infrastructure implements AutoCloseable {
     }
 
     private static Infrastructure withContainers() {
+        BrokerLink link = BrokerLink.bind();
         KafkaContainer kafka = new KafkaContainer("apache/kafka:4.4.0")
                 .withEnv("KAFKA_LOG_RETENTION_CHECK_INTERVAL_MS", RETENTION_CHECK_MS)
-                .withEnv("KAFKA_LOG_INITIAL_TASK_DELAY_MS", RETENTION_CHECK_MS);
+                .withEnv("KAFKA_LOG_INITIAL_TASK_DELAY_MS", RETENTION_CHECK_MS)
+                .withListener("0.0.0.0:" + CONTAINER_LINK_PORT, link::bootstrapServers);
+        kafka.addExposedPort(CONTAINER_LINK_PORT);
         PostgreSQLContainer postgres = new PostgreSQLContainer("postgres:15");
         kafka.start();
         postgres.start();
+        link.start(kafka.getHost(), kafka.getMappedPort(CONTAINER_LINK_PORT));
         String url = postgres.getJdbcUrl() + (postgres.getJdbcUrl().contains("?") ? "&" : "?")
                 + "user=" + postgres.getUsername() + "&password=" + postgres.getPassword();
         return new Infrastructure(kafka.getBootstrapServers(), new External(url, () -> {
             postgres.getDockerClient().restartContainerCmd(postgres.getContainerId()).exec();
             awaitConnection(url);
-        }, postgres::stop), kafka);
+        }, postgres::stop), kafka, link);
     }
 
     private static Infrastructure embedded() {
         Database database = Optional.ofNullable(System.getenv(DB_URL_ENV)).<Database>map(Infrastructure::external)
                 .orElseGet(Infrastructure::embeddedPostgres);
+        BrokerLink link = BrokerLink.bind();
+        int linkListener = freePort();
         EmbeddedKafka kafka;
         try {
             kafka = EmbeddedKafka.start(0, Files.createTempDirectory("lockstep-it-kafka-"),
                     Map.of("log.retention.check.interval.ms", RETENTION_CHECK_MS,
                             // the first check 30 s after the broker starts, by default
-                            "log.initial.task.delay.ms", RETENTION_CHECK_MS));
+                            "log.initial.task.delay.ms", RETENTION_CHECK_MS,
+                            // a listener whose clients are told to come back through the link
+                            "listeners", "LINK://127.0.0.1:" + linkListener,
+                            "advertised.listeners", "LINK://" + link.bootstrapServers(),
+                            "listener.security.protocol.map", "LINK:PLAINTEXT"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Infrastructure(kafka.bootstrapServers(), database, kafka);
+        link.start("127.0.0.1", linkListener);
+        return new Infrastructure(kafka.bootstrapServers(), database, kafka, link);
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port on 127.0.0.1", e);
+        }
     }
 
     /** The server at {@code LOCKSTEP_TEST_DB_URL}, restarted with pg_ctlcluster or {@code LOCKSTEP_TEST_PG_RESTART}. */
@@ -189,6 +216,10 @@ final class Infrastructure implements AutoCloseable {
         return bootstrapServers;
     }
 
+    BrokerLink brokerLink() {
+        return link;
+    }
+
     Connection adminConnection() throws SQLException {
         return DriverManager.getConnection(database.adminJdbcUrl());
     }
@@ -205,6 +236,7 @@ final class Infrastructure implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        link.close();
         broker.close();
         database.close();
     }

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -44,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * static final LockstepExtension env = new LockstepExtension();
  * }</pre>
  */
-public final class LockstepExtension implements BeforeAllCallback, AfterAllCallback {
+public final class LockstepExtension implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
     private static final AtomicInteger CLASSES = new AtomicInteger();
     /** Partitions of every test topic. */
@@ -72,6 +73,12 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
         }
         producer = new KafkaProducer<>(kafka().with(Map.of("acks", "all")), new ByteArraySerializer(),
                 new ByteArraySerializer());
+    }
+
+    /** A test that cut the broker link leaves it healed for the next. */
+    @Override
+    public void afterEach(ExtensionContext context) {
+        infra.brokerLink().heal();
     }
 
     @Override
@@ -113,6 +120,19 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     public KafkaSettings kafka() {
         return KafkaSettings.of(infra.bootstrapServers());
+    }
+
+    /**
+     * The link between the broker and the clients given {@link #proxiedKafka()}, which a test cuts
+     * and heals; shared by the JVM's classes, healed after each test.
+     */
+    public BrokerLink brokerLink() {
+        return infra.brokerLink();
+    }
+
+    /** The broker behind {@link #brokerLink()}: for a client a test cuts off while the worker keeps its link. */
+    public KafkaSettings proxiedKafka() {
+        return KafkaSettings.of(infra.brokerLink().bootstrapServers());
     }
 
     public TopicNames topics() {
@@ -164,7 +184,12 @@ public final class LockstepExtension implements BeforeAllCallback, AfterAllCallb
 
     /** Starts the Java client on this suite's broker and topics; it is closed after the class. */
     public LockClient startClient() {
-        LockClient client = LockClient.start(LockClientSettings.defaults(kafka()).withTopics(topics));
+        return startClient(LockClientSettings.defaults(kafka()).withTopics(topics));
+    }
+
+    /** Starts the Java client with these settings (on {@link #proxiedKafka()}, say); it is closed after the class. */
+    public LockClient startClient(LockClientSettings settings) {
+        LockClient client = LockClient.start(settings);
         closeAfterClass.add(client);
         return client;
     }

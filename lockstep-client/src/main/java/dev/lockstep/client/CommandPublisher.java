@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -15,10 +16,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /** Publishes command records to the command topic, each saying where its reply goes. */
 final class CommandPublisher implements AutoCloseable {
 
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Producer<byte[], byte[]> producer;
     private final LockClientSettings settings;
 
-    private CommandPublisher(KafkaProducer<byte[], byte[]> producer, LockClientSettings settings) {
+    CommandPublisher(Producer<byte[], byte[]> producer, LockClientSettings settings) {
         this.producer = producer;
         this.settings = settings;
     }

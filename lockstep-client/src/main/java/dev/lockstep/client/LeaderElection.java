@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>The listener is called on the client's threads, one call at a time per election, and must not
- * block them. Nothing starts before {@link #campaign()}.
+ * block them. An exception it throws is logged and changes nothing: the candidate leads, and
+ * campaigns again after losing, as if it had returned. Nothing starts before {@link #campaign()}.
  */
 public final class LeaderElection implements AutoCloseable {
 
@@ -145,7 +146,7 @@ public final class LeaderElection implements AutoCloseable {
         boolean wasLeading = !resigned.isLost();
         CompletableFuture<Void> released = resigned.closeAsync();
         if (wasLeading) {
-            listener.lost(leadership(resigned), LeaseLost.Reason.RESIGNED);
+            tell(() -> listener.lost(leadership(resigned), LeaseLost.Reason.RESIGNED));
         }
         return CompletableFuture.allOf(left, released);
     }
@@ -191,7 +192,7 @@ public final class LeaderElection implements AutoCloseable {
         }
         Leadership term = leadership(lease);
         LOG.info("{} leads {} in term {}", candidate, group, term.term());
-        listener.gained(term);
+        tell(() -> listener.gained(term));
         waiting.complete(term);
         lease.lost().thenAccept(lost -> deposed(lease, lost.reason()));
     }
@@ -204,8 +205,22 @@ public final class LeaderElection implements AutoCloseable {
             held = null;
         }
         LOG.warn("{} no longer leads {} (term {}): {}", candidate, group, lease.fencingToken(), why);
-        listener.lost(leadership(lease), why);
+        tell(() -> listener.lost(leadership(lease), why));
         enter();
+    }
+
+    /**
+     * Calls the listener. Its exception is its own bug: logged, it changes nothing in the election
+     * (the candidate leads while it holds the lease and campaigns again when it loses it), as
+     * an exception thrown back into the client's threads would silently stop both.
+     */
+    private void tell(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.error("the listener of {} in {} threw; the candidate goes on as the election says", candidate, group,
+                    e);
+        }
     }
 
     private Leadership leadership(HeldLease lease) {

@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * does not come within the request timeout completes the future with
  * {@link LockTimeoutException}. Replies come back on one partition of the reply topic that this
  * instance reads (see {@link LockClientSettings#replyPartition()}); the {@code request_id}
- * correlates them. {@link #blocking()} offers the same calls as blocking methods.
+ * correlates them. A client whose reply reader fails fails every request at once, and says why
+ * ({@link #failure()}). {@link #blocking()} offers the same calls as blocking methods.
  *
  * <pre>{@code
  * try (LockClient client = LockClient.start(LockClientSettings.defaults(KafkaSettings.of("127.0.0.1:9092")))) {
@@ -46,6 +47,7 @@ public final class LockClient implements AutoCloseable {
     private final ReplyListener replies;
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
+    private volatile boolean closed;
 
     private LockClient(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
             ScheduledExecutorService scheduler, Clock clock) {
@@ -74,6 +76,11 @@ public final class LockClient implements AutoCloseable {
             publisher.closeNow();
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
+        return start(settings, publisher, replies);
+    }
+
+    /** A client on this publisher and reply reader; starts its timer thread. */
+    static LockClient start(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies) {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = new Thread(r, "lockstep-client-timer");
             thread.setDaemon(true);
@@ -188,16 +195,22 @@ public final class LockClient implements AutoCloseable {
      * has the cancellation.
      */
     public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
-        CompletableFuture<ReplyMessage> reply = request(command, timeout);
+        Exchange exchange = exchange(command, timeout);
         if (!(command instanceof Command.Acquire acquire)) {
-            return reply;
+            return exchange.reply();
         }
-        return reply.exceptionallyCompose(error -> {
+        return exchange.reply().exceptionallyCompose(error -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            if (!(cause instanceof LockTimeoutException)) {
+            // A published acquire whose reply can no longer be read is given up on too (see failure()).
+            boolean unread = replies.failure().filter(cause::equals).isPresent()
+                    && !exchange.published().isCompletedExceptionally();
+            if (!(cause instanceof LockTimeoutException) && !unread) {
                 return CompletableFuture.failedFuture(cause);
             }
             return cancelled(acquire).handle((published, failed) -> {
+                if (unread) {
+                    throw (LockClientException) cause;
+                }
                 throw new LockTimeoutException(acquire.requestId(), timeout, failed == null);
             });
         });
@@ -219,7 +232,11 @@ public final class LockClient implements AutoCloseable {
 
     /** As {@link #send(Command, Duration)}, without cancelling an acquire that times out: a caller that retries it. */
     CompletableFuture<ReplyMessage> request(Command command, Duration timeout) {
-        return send(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
+        return exchange(command, timeout).reply();
+    }
+
+    private Exchange exchange(Command command, Duration timeout) {
+        return exchange(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
                 Expected.of(command), timeout);
     }
 
@@ -238,13 +255,14 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Cancels the acquire published with {@code requestId} (the gateway's, sent as a record):
-     * completes once the broker has the cancellation.
+     * completes once the broker has the cancellation. Its reply is not waited for, so it is
+     * published even by a client that can no longer read replies.
      */
     public CompletableFuture<Void> cancelAcquire(String requestId, String resource, String owner) {
         Command.Release cancel = new Command.Release(newRequestId(), resource, owner, OptionalLong.empty(),
                 Optional.of(requestId));
-        return exchange(cancel.requestId(), CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
-                Expected.of(cancel), settings.requestTimeout()).published();
+        return publisher.publish(CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
+                replies.partition());
     }
 
     /** A command in flight: its reply, and its publication's acknowledgement by the broker. */
@@ -252,6 +270,12 @@ public final class LockClient implements AutoCloseable {
     }
 
     private Exchange exchange(String requestId, byte[] key, byte[] value, Expected expected, Duration timeout) {
+        Optional<LockClientException> unreadable = failure();
+        if (unreadable.isPresent()) {
+            // Nothing is published whose reply nobody could read: an acquire would be granted unseen.
+            return new Exchange(CompletableFuture.failedFuture(unreadable.get()),
+                    CompletableFuture.failedFuture(unreadable.get()));
+        }
         CompletableFuture<ReplyMessage> reply;
         try {
             reply = replies.expect(requestId, expected, value);
@@ -289,8 +313,26 @@ public final class LockClient implements AutoCloseable {
         return replies.waiting();
     }
 
+    /** Whether this client can be used: it is not closed, and it can read replies ({@link #failure()}). */
+    public boolean isOpen() {
+        return !closed && failure().isEmpty();
+    }
+
+    /**
+     * Why this client fails every request: its reply reader met an error the Kafka consumer cannot
+     * go on from (a batch it cannot read, an authorization withdrawn), so no reply can be read.
+     * Every request waiting then failed with this exception, an acquire among them was cancelled,
+     * and every later request fails with it at once, publishing nothing. Its held leases' renewals
+     * fail, so each is lost (expired) at its local validity end. A failed client stays failed:
+     * close it and start another. Empty while replies can be read.
+     */
+    public Optional<LockClientException> failure() {
+        return replies.failure();
+    }
+
     @Override
     public void close() {
+        closed = true;
         scheduler.shutdownNow();
         publisher.close();
         replies.close();

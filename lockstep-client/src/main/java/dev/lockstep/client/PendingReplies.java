@@ -3,6 +3,7 @@ package dev.lockstep.client;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * reply. A finished future is never handed out again, so the next request with that ID (an
  * idempotent retry, or a reused ID the worker rejects) waits for its own reply. A reply is
  * delivered only as the answer to the command it names ({@link Expected}); one that names another
- * fails the request with {@link ReplyMismatchException}.
+ * fails the request with {@link ReplyMismatchException}. Once no reply can come ({@link #failAll}),
+ * every request fails.
  */
 final class PendingReplies {
 
@@ -21,6 +23,7 @@ final class PendingReplies {
     }
 
     private final Map<String, Pending> waiting = new ConcurrentHashMap<>();
+    private volatile Optional<LockClientException> failure = Optional.empty();
 
     /**
      * @param command the command record's value, exactly as published
@@ -37,7 +40,21 @@ final class PendingReplies {
             return current;
         });
         pending.future().whenComplete((reply, error) -> waiting.remove(requestId, pending));
+        // Registered as failAll ran, it may have been missed there: fail it here.
+        failure.ifPresent(cause -> pending.future().completeExceptionally(cause));
         return pending.future();
+    }
+
+    /** No reply can come any more: fails every waiting request, off the caller's thread, and every later one at once. */
+    void failAll(LockClientException cause) {
+        failure = Optional.of(cause);
+        waiting.values().forEach(pending -> CompletableFuture.runAsync(
+                () -> pending.future().completeExceptionally(cause)));
+    }
+
+    /** Why every request fails; empty while replies can come. */
+    Optional<LockClientException> failure() {
+        return failure;
     }
 
     /** Completes the request's future off the caller's thread; a reply nobody waits for is dropped. */

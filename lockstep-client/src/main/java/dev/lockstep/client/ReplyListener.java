@@ -6,9 +6,11 @@ import dev.lockstep.protocol.ReplyDecoder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,19 +25,21 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads one partition of the reply topic on its own thread and completes the future waiting for
  * each reply. Replies for request IDs nobody waits for (another instance's, a duplicate sent
- * again after a worker crash, or one that arrives after its timeout) are ignored.
+ * again after a worker crash, or one that arrives after its timeout) are ignored, and so is a
+ * record that cannot be delivered. When the consumer itself fails, the reader ends and every
+ * request fails from then on ({@link LockClient#failure()}).
  */
 final class ReplyListener implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplyListener.class);
 
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<byte[], byte[]> consumer;
     private final TopicPartition partition;
     private final PendingReplies pending = new PendingReplies();
     private final Thread thread;
     private volatile boolean running = true;
 
-    private ReplyListener(KafkaConsumer<byte[], byte[]> consumer, TopicPartition partition) {
+    private ReplyListener(Consumer<byte[], byte[]> consumer, TopicPartition partition) {
         this.consumer = consumer;
         this.partition = partition;
         this.thread = new Thread(this::pollLoop, "lockstep-replies-" + partition);
@@ -66,9 +70,7 @@ final class ReplyListener implements AutoCloseable {
             consumer.assign(List.of(tp));
             consumer.seekToEnd(List.of(tp));
             consumer.position(tp, metadataTimeout);
-            ReplyListener listener = new ReplyListener(consumer, tp);
-            listener.thread.start();
-            return listener;
+            return listen(consumer, tp);
         } catch (KafkaException | LockClientException e) {
             consumer.close(Duration.ZERO);
             if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
@@ -77,6 +79,13 @@ final class ReplyListener implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** Starts reading {@code partition}, to which {@code consumer} is assigned and positioned. */
+    static ReplyListener listen(Consumer<byte[], byte[]> consumer, TopicPartition partition) {
+        ReplyListener listener = new ReplyListener(consumer, partition);
+        listener.thread.start();
+        return listener;
     }
 
     /** A topic created a moment ago may not be in every broker's metadata yet: ask again until the timeout. */
@@ -109,23 +118,44 @@ final class ReplyListener implements AutoCloseable {
         return pending.size();
     }
 
+    /** Why no reply can be read any more: see {@link LockClient#failure()}. */
+    Optional<LockClientException> failure() {
+        return pending.failure();
+    }
+
     private void pollLoop() {
         try {
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    ReplyDecoder.decode(record.value()).ifPresentOrElse(pending::deliver,
-                            () -> LOG.debug("ignoring a record that is not a lockstep reply at {}@{}", partition,
-                                    record.offset()));
+                    deliver(record);
                 }
             }
         } catch (WakeupException e) {
             // close() was called
-        } catch (RuntimeException e) {
-            LOG.error("reply listener on {} failed; pending requests will time out", partition, e);
+        } catch (RuntimeException | Error e) {
+            // The consumer cannot go on (a batch it cannot read, an authorization withdrawn): no reply will be
+            // read again, so nobody is left to wait for one.
+            LOG.error("the reply reader on {} failed: every request of this client fails from now on", partition, e);
+            pending.failAll(new LockClientException("the reply reader on " + partition + " failed, so no reply can "
+                    + "be read (start another client): " + e, e));
+            if (e instanceof Error error) {
+                throw error;
+            }
         } finally {
             // No group, no commits: nothing to finish. A graceful close would wait for the fetch in
             // flight (up to fetch.max.wait.ms, half a second), which every one-shot command paid.
             consumer.close(Duration.ZERO);
+        }
+    }
+
+    /** A record that is no reply, or that cannot be delivered, is skipped: one bad record does not end the reader. */
+    private void deliver(ConsumerRecord<byte[], byte[]> record) {
+        try {
+            ReplyDecoder.decode(record.value()).ifPresentOrElse(pending::deliver,
+                    () -> LOG.debug("ignoring a record that is not a lockstep reply at {}@{}", partition,
+                            record.offset()));
+        } catch (RuntimeException e) {
+            LOG.warn("skipping the record at {}@{}: it could not be delivered", partition, record.offset(), e);
         }
     }
 

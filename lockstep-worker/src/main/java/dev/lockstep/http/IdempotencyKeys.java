@@ -35,6 +35,9 @@ final class IdempotencyKeys {
         private final byte[] digest;
         private Instant lastUse;
         private int inFlight;
+        /** A request with the key was answered with its reply: its caller may hold the lease. */
+        private boolean answered;
+        /** A request with the key timed out and its acquire is cancelled: its lease, if any, is released. */
         private boolean cancelled;
 
         private Entry(byte[] digest, Instant lastUse) {
@@ -54,7 +57,10 @@ final class IdempotencyKeys {
         this.clock = clock;
     }
 
-    /** Records a request with {@code key} carrying {@code command}; a FIRST or RETRY must be {@link #end}ed. */
+    /**
+     * Records a request with {@code key} carrying {@code command}; a FIRST or RETRY must end with
+     * {@link #end}, {@link #answered} or {@link #timedOut}.
+     */
     synchronized Use begin(String key, byte[] command) {
         byte[] digest = Sha256.of(command);
         Instant now = clock.instant();
@@ -81,20 +87,51 @@ final class IdempotencyKeys {
         return Use.RETRY;
     }
 
-    /** The request with {@code key} that {@link #begin} let through was answered (or gave up). */
+    /** The request with {@code key} that {@link #begin} let through failed without a reply, and cancels nothing. */
     synchronized void end(String key) {
+        ended(key);
+    }
+
+    /**
+     * The request with {@code key} got its reply. Whether the caller may be given it: not when a
+     * request with the key timed out meanwhile and its acquire is cancelled, for then the reply
+     * names a lease the cancellation releases (the caller is answered as a cancelled request is).
+     * Otherwise no request with the key is cancelled from now on.
+     */
+    synchronized boolean answered(String key) {
+        Entry entry = ended(key);
+        if (entry == null || !entry.cancelled) {
+            if (entry != null) {
+                entry.answered = true;
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * The acquire with {@code key} timed out. Whether to cancel it: yes, and the key is cancelled in
+     * the same step (a retry from then on is not sent, and one in flight is not given its reply),
+     * unless a request with the key was answered already: its caller may hold the lease, which a
+     * cancellation would release under it.
+     */
+    synchronized boolean timedOut(String key) {
+        Entry entry = ended(key);
+        if (entry == null) {
+            return true;
+        }
+        if (!entry.answered) {
+            entry.cancelled = true;
+        }
+        return entry.cancelled;
+    }
+
+    private Entry ended(String key) {
         Entry entry = keys.get(key);
         if (entry != null && entry.inFlight > 0) {
             entry.inFlight--;
         }
-    }
-
-    /** The request with {@code key} timed out and its acquire was cancelled: it is not to be sent again. */
-    synchronized void cancelled(String key) {
-        Entry entry = keys.get(key);
-        if (entry != null) {
-            entry.cancelled = true;
-        }
+        return entry;
     }
 
     synchronized int size() {

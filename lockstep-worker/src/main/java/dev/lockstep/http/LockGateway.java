@@ -133,9 +133,7 @@ public final class LockGateway {
             return;
         }
         if (use == IdempotencyKeys.Use.CANCELLED) {
-            problem(ctx, 409, new Problem("urn:lockstep:problem:cancelled", "This request was cancelled.",
-                    "It timed out and was cancelled: whatever it was granted is released. Send it again with a new "
-                            + IDEMPOTENCY_KEY + ".", List.of()), requestId);
+            wasCancelled(ctx, requestId);
             return;
         }
         Optional<Command.Acquire> asked = acquire(resource, value);
@@ -146,23 +144,36 @@ public final class LockGateway {
         CompletableFuture<ReplyMessage> reply = client.send(requestId, resource.getBytes(StandardCharsets.UTF_8),
                 value, expected, timeout.plus(waits));
         ctx.future(() -> reply.handle((message, error) -> {
-            key.ifPresent(keys::end);
             Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-            if (cause instanceof LockTimeoutException && type == CommandType.ACQUIRE && expected.owner().isPresent()) {
+            boolean cancellable = cause instanceof LockTimeoutException && type == CommandType.ACQUIRE
+                    && expected.owner().isPresent();
+            if (cancellable && key.map(keys::timedOut).orElse(true)) {
                 // The caller gives up: a lease the acquire is granted later must not block the lock for its TTL.
-                key.ifPresent(keys::cancelled);
+                // The key is marked cancelled in the same step that ends this request: a retry with it is never
+                // sent between the two, to be answered with a lease this cancellation releases.
                 return client.cancelAcquire(requestId, resource, expected.owner().get()).handle((published, failed) -> {
                     cancelled(ctx, requestId, failed == null);
                     return null;
                 });
             }
             if (cause != null) {
+                if (!cancellable) { // else timedOut ended it: a request with its key was answered, so no cancelling
+                    key.ifPresent(keys::end);
+                }
                 failed(ctx, requestId, cause);
-            } else {
+            } else if (key.map(keys::answered).orElse(true)) {
                 answer(ctx, type, message);
+            } else {
+                wasCancelled(ctx, requestId); // a retry in flight when another request with its key was cancelled
             }
             return CompletableFuture.completedFuture(null);
         }).thenCompose(done -> done));
+    }
+
+    private static void wasCancelled(Context ctx, String requestId) {
+        problem(ctx, 409, new Problem("urn:lockstep:problem:cancelled", "This request was cancelled.",
+                "It timed out and was cancelled: whatever it was granted is released. Send it again with a new "
+                        + IDEMPOTENCY_KEY + ".", List.of()), requestId);
     }
 
     private static void cancelled(Context ctx, String requestId, boolean published) {
