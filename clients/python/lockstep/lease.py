@@ -51,6 +51,7 @@ class HeldLease:
         self._guard = threading.Lock()
         self._renewer = None
         self._watchdog = None
+        self._released = False
 
     def start(self):
         self._watchdog = threading.Thread(target=self._watch, name="lockstep-expiry-" + self.resource, daemon=True)
@@ -79,7 +80,11 @@ class HeldLease:
             raise self.loss
 
     def release(self):
-        """Stops the renewals and releases the lease with its token, unless it was lost."""
+        """Stops the renewals and releases the lease with its token, unless it was lost; once."""
+        with self._guard:
+            if self._released:
+                return
+            self._released = True
         self._stop.set()
         for thread in (self._renewer, self._watchdog):
             if thread is not None and thread is not threading.current_thread():
