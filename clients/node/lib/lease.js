@@ -45,6 +45,7 @@ class HeldLease {
     this._timer = null;
     this._expiry = null;
     this._renewing = Promise.resolve();
+    this._released = null;
     this.lost = new Promise((resolve) => { this._resolveLost = resolve; });
   }
 
@@ -71,8 +72,14 @@ class HeldLease {
     if (this.loss) throw this.loss;
   }
 
-  /** Stops the renewals and releases the lease with its token, unless it was lost. */
+  /** Stops the renewals and releases the lease with its token, unless it was lost; once. */
   async release() {
+    if (this._released) return this._released;
+    this._released = this._release();
+    return this._released;
+  }
+
+  async _release() {
     this._stopped = true;
     clearTimeout(this._timer);
     clearTimeout(this._expiry);
