@@ -23,6 +23,7 @@ class Case {
     this.losses = {};
     this.running = {};
     this.ends = {};
+    this.linkTouched = false;
   }
 
   async run(steps, prefix = '') {
@@ -42,6 +43,7 @@ class Case {
   }
 
   async close() {
+    if (this.linkTouched) await link('heal'); // the next case finds the link open, whatever this one left
     await Promise.all(Object.values(this.held).map((lease) => lease.release()));
   }
 
@@ -49,11 +51,7 @@ class Case {
     const client = await this.clients.get(step.client);
     switch (step.call) {
       case 'sleep': await sleep(step.sleep_ms); return;
-      case 'link': {
-        const response = await fetch(`${brokerLink().control}/${step.action}`, { method: 'POST' });
-        assert.ok(response.ok, `${where}: ${response.status}`);
-        return;
-      }
+      case 'link': this.linkTouched = true; await link(step.action); return;
       case 'rejoin': await rejoin(client, () => this.run(step.during, `${where}.`)); return;
       case 'check': {
         const lease = this.held[step.held];
@@ -149,6 +147,12 @@ async function callClient(testCase, client, step) {
     case 'status': return client.status(resource, { owner: step.owner });
     default: throw new Error(`unknown call ${step.call}`);
   }
+}
+
+/** Does `action` (cut, blackhole, heal) to the broker link. */
+async function link(action) {
+  const response = await fetch(`${brokerLink().control}/${action}`, { method: 'POST' });
+  if (!response.ok) throw new Error(`POST /${action} to the broker link: ${response.status}`);
 }
 
 /**

@@ -82,6 +82,7 @@ class Case:
         self.losses = {}
         self.running = {}
         self.ends = {}
+        self.link_touched = False
 
     def run(self, steps, prefix=""):
         for number, step in enumerate(steps, 1):
@@ -98,6 +99,8 @@ class Case:
                     time.sleep(0.1)
 
     def close(self):
+        if self.link_touched:
+            link(broker_link()[0], "heal")  # the next case finds the link open, whatever this one left
         for lease in self.held.values():
             lease.release()
 
@@ -107,8 +110,8 @@ class Case:
         if call == "sleep":
             time.sleep(step["sleep_ms"] / 1000.0)
         elif call == "link":
-            control = broker_link()[0]
-            urllib.request.urlopen(urllib.request.Request(control + "/" + step["action"], method="POST"), timeout=10)
+            self.link_touched = True
+            link(broker_link()[0], step["action"])
         elif call == "rejoin":
             rejoin(client, lambda: self.run(step["during"], "%s." % where))
         elif call == "check":
@@ -216,6 +219,11 @@ def call_client(case, client, step):
     else:
         raise ValueError("unknown call " + call)
     return reply.outcome, reply.lock, reply
+
+
+def link(control, action):
+    """Does ``action`` (cut, blackhole, heal) to the broker link."""
+    urllib.request.urlopen(urllib.request.Request(control + "/" + action, method="POST"), timeout=10)
 
 
 def rejoin(client, during):

@@ -1,7 +1,6 @@
 package dev.lockstep.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.lockstep.core.Command;
@@ -23,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -65,17 +65,23 @@ final class CaseRun {
     private final String name;
     private final String resource;
     private final Function<String, LockClient> clients;
+    private final Consumer<String> link;
+    private boolean linkTouched;
     private final Map<String, Long> saved = new HashMap<>();
     private final Map<String, Command.Acquire> sent = new HashMap<>();
     private final Map<String, HeldLease> held = new HashMap<>();
     private final Map<String, Instant> ends = new HashMap<>();
     private final Map<String, CompletableFuture<Result>> running = new HashMap<>();
 
-    /** {@code clients} gives the runner's own client for no name, and {@code other} or {@code proxied}. */
-    CaseRun(String name, Function<String, LockClient> clients) {
+    /**
+     * {@code clients} gives the runner's own client for "", and {@code other} or {@code proxied};
+     * {@code link} does an action (cut, blackhole, heal) to the broker link.
+     */
+    CaseRun(String name, Function<String, LockClient> clients, Consumer<String> link) {
         this.name = name;
         this.resource = "java-" + name.replace(' ', '-') + "-" + UUID.randomUUID().toString().substring(0, 8);
         this.clients = clients;
+        this.link = link;
     }
 
     void run(JsonNode steps, String prefix) throws InterruptedException {
@@ -98,8 +104,11 @@ final class CaseRun {
         }
     }
 
-    /** Leases still held are released as the case ends. */
+    /** Leases still held are released as the case ends, and the next case finds the link open. */
     void close() {
+        if (linkTouched) {
+            link.accept("heal");
+        }
         held.values().forEach(HeldLease::close);
     }
 
@@ -108,7 +117,10 @@ final class CaseRun {
         String call = step.path("call").asText();
         switch (call) {
             case "sleep" -> Thread.sleep(step.path("sleep_ms").asLong());
-            case "link" -> fail("%s: the broker link (a TCP proxy a test cuts) is not on this branch yet", where);
+            case "link" -> {
+                linkTouched = true;
+                link.accept(step.path("action").asText());
+            }
             // The Java client reads its reply partition by assignment, without a group: nothing rejoins.
             case "rejoin" -> run(step.path("during"), where + ".");
             case "check" -> assertThat(held.get(step.path("held").asText()).isLost() ? "lost" : "live").as(where)

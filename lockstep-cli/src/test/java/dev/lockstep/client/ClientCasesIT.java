@@ -45,6 +45,10 @@ class ClientCasesIT {
         });
     }
 
+    private static void link(String action) {
+        throw new IllegalStateException("the broker link (a TCP proxy a test cuts) is not on this branch yet: " + action);
+    }
+
     @TestFactory
     Stream<DynamicTest> everyCaseAsTheOtherClientsRunIt() throws IOException {
         JsonNode cases = new ObjectMapper().readTree(CASES.toFile()).path("cases");
@@ -54,7 +58,7 @@ class ClientCasesIT {
     }
 
     private static void run(JsonNode testCase) throws InterruptedException {
-        CaseRun run = new CaseRun(testCase.path("name").asText(), ClientCasesIT::client);
+        CaseRun run = new CaseRun(testCase.path("name").asText(), ClientCasesIT::client, ClientCasesIT::link);
         try {
             run.run(testCase.path("steps"), "");
         } finally {
