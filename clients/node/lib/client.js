@@ -188,16 +188,20 @@ class LockClient {
    */
   async _acknowledged(acquire, timeoutMs) {
     const deadline = now() + timeoutMs;
+    const notAcknowledged = () => new LockTimeoutError(
+      `the broker has not acknowledged acquire ${acquire.request_id} of ${acquire.resource} within ${timeoutMs} ms, `
+      + 'so its cancellation, which must follow it, was not published');
     for (;;) {
       const unacknowledged = this._unacknowledged.get(acquire.request_id);
       if (!unacknowledged) return;
+      if (now() >= deadline) throw notAcknowledged();
       try {
-        await within(unacknowledged.publication, deadline - now(), () => new LockTimeoutError(
-          `the broker has not acknowledged acquire ${acquire.request_id} of ${acquire.resource} within ${timeoutMs} ms, `
-          + 'so its cancellation, which must follow it, was not published'));
+        await within(unacknowledged.publication, deadline - now(), notAcknowledged);
         return;
       } catch (e) {
         if (e instanceof LockTimeoutError || !(e instanceof LockClientError)) throw e;
+        // Not at once: a producer that fails every send at once would spin.
+        await new Promise((resolve) => { setTimeout(resolve, Math.min(100, Math.max(0, deadline - now()))); });
         if (this._unacknowledged.get(acquire.request_id) === unacknowledged) {
           this._publish(acquire, unacknowledged.payload).catch(() => {}); // awaited by the next turn
         }

@@ -47,3 +47,20 @@ it('gives a cancellation up with a clear error when the acquire is never acknowl
   assert.ok(performance.now() - started < 1000, 'within its timeout');
   assert.deepEqual(log, [], 'nothing published before the acquire');
 });
+
+it('publishes an acquire whose publication failed again before its cancellation', async () => {
+  let failures = 2;
+  const { client, log } = clientOn(() => 0, 300);
+  const send = client._producer.send;
+  client._producer.send = async function flaky(request) {
+    if (JSON.parse(request.messages[0].value).type === 'acquire' && failures > 0) {
+      failures -= 1;
+      throw new Error('the broker went away');
+    }
+    return send.call(this, request);
+  };
+  const acquire = { request_id: 'a1', type: 'acquire', resource: 'res', owner: 'alice', ttl_seconds: 30 };
+  client.send(acquire).catch(() => {});
+  await assert.rejects(client.cancel(acquire, { timeoutMs: 2000 }), LockTimeoutError); // no reply ever comes
+  assert.deepEqual(log.map((record) => record.type), ['acquire', 'release'], 'a copy the broker took, then the cancellation');
+});
