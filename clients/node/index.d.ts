@@ -32,6 +32,8 @@ export interface Reply {
   waiters: number;
   /** on locked, for a status naming an owner who waits: its place in the queue, 1 = next */
   position: number | null;
+  /** on acquired after a wait in the queue: log time from the acquire's own record to the grant, which dates the lease */
+  waitedMs: number | null;
   problem: Problem | null;
   /** the reply's JSON as the worker wrote it */
   raw: string;
@@ -76,7 +78,8 @@ export class LockClient {
   renew(resource: string, owner: string, ttlSeconds: number, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   release(resource: string, owner: string, options?: { fencingToken?: number; requestId?: string }): Promise<Reply>;
   status(resource: string, options?: { owner?: string; requestId?: string }): Promise<Reply>;
-  cancel(acquire: Command): Promise<void>;
+  /** the cancellation's reply: released, not_found or forbidden; published only once the broker acknowledged the acquire */
+  cancel(acquire: Command, options?: { timeoutMs?: number }): Promise<Reply>;
   send(command: Command): Promise<Reply>;
   tryAcquire(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number, options?: { mode?: 'exclusive' | 'shared'; limit?: number }): Promise<HeldLease | null>;
   lock(resource: string, owner: string, ttlSeconds: number, waitSeconds?: number): Promise<HeldLease>;
@@ -84,6 +87,12 @@ export class LockClient {
 }
 
 export class HeldLease implements AsyncDisposable {
+  /** `validFromMs`: the local time (performance.now()) the lease began no earlier than, see validFrom() */
+  constructor(client: LockClient, lock: Lock, owner: string, ttlSeconds: number, validFromMs: number,
+    options?: { renewFraction?: number; safetyMargin?: number });
+  start(): HeldLease;
+  /** the local end (performance.now()): lost then unless a renewal moves it */
+  readonly validUntil: number;
   readonly lock: Lock;
   readonly resource: string;
   readonly fencingToken: number;
@@ -94,7 +103,7 @@ export class HeldLease implements AsyncDisposable {
   /** resolves when the lease is lost */
   readonly lost: Promise<LeaseLostError>;
   onLost(callback: (loss: LeaseLostError) => void): void;
-  /** throws LeaseLostError once the lease is lost or past its local deadline */
+  /** throws LeaseLostError once the lease is lost or past its local end */
   check(): void;
   release(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -112,6 +121,8 @@ export class LeaseLostError extends LockClientError {
   readonly reason: 'not_found' | 'forbidden' | 'expired';
 }
 
+/** the earliest local time (performance.now()) the lease an acquired reply grants can have begun: firstSent + waitedMs, at most received */
+export function validFrom(firstSentMs: number, reply: Reply, receivedMs: number): number;
 export function murmur2(bytes: Uint8Array): number;
 export function partitionOf(key: string, partitionCount: number): number;
 export function parseReply(value: Buffer): Reply | null;

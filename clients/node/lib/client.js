@@ -3,7 +3,7 @@ const crypto = require('node:crypto');
 const { Kafka, logLevel, AssignerProtocol } = require('kafkajs');
 const { JavaPartitioner } = require('./partitioner');
 const { parseReply, mismatch } = require('./replies');
-const { HeldLease, now } = require('./lease');
+const { HeldLease, validFrom, now } = require('./lease');
 const {
   LockClientError, LockTimeoutError, InvalidCommandError, ReplyMismatchError, RequestIdInUseError, NotAcquiredError,
 } = require('./errors');
@@ -50,8 +50,13 @@ class LockClient {
     this.requestTimeoutMs = requestTimeoutMs;
     this._kafka = new Kafka({ logLevel: logLevel.NOTHING, ...kafka, brokers, clientId: kafka.clientId || 'lockstep-node' });
     this._pending = new Map();
+    /** Acquires published and not yet acknowledged by the broker, by request ID: a cancellation waits for them. */
+    this._unacknowledged = new Map();
     this._producer = null;
     this._consumer = null;
+    this._groupId = `lockstep-client-${crypto.randomUUID()}`;
+    /** The next offset of the reply partition to read: where a rejoin of the reply group resumes. */
+    this._nextReply = null;
   }
 
   /** A started client: see `start()`. */
@@ -75,21 +80,33 @@ class LockClient {
     } finally {
       await admin.disconnect();
     }
-    this._producer = this._kafka.producer({ createPartitioner: JavaPartitioner, idempotent: true, maxInFlightRequests: 1 });
+    // Not KafkaJS's idempotent producer: after a failed send it rolls the partition's sequence number
+    // back, though the broker may have written the batch, and the broker then drops the next record
+    // sent with that number (another command, a cancellation) as a duplicate while acknowledging it.
+    // A record sent twice is harmless here: the worker applies a request ID once and answers every copy
+    // alike. One request in flight per connection keeps the records of one send in order.
+    this._producer = this._kafka.producer({ createPartitioner: JavaPartitioner, idempotent: false, maxInFlightRequests: 1 });
     await this._producer.connect();
     this._consumer = this._kafka.consumer({
-      groupId: `lockstep-client-${crypto.randomUUID()}`,
+      groupId: this._groupId,
       partitionAssigners: [onePartition(this.replyTopic, this.replyPartition)],
       maxWaitTimeInMs: 100,
     });
     await this._consumer.connect();
     await this._consumer.subscribe({ topics: [this.replyTopic], fromBeginning: false });
+    // The group commits no offsets, so every join (the first, and each rejoin after a rebalance or a
+    // restart of the consumer) would start at the partition's end, skipping replies written meanwhile
+    // (a grant pushed while it rejoined). Each join seeks to the next reply not yet read instead; the
+    // seek is taken before the first fetch of the new generation.
+    this._nextReply = BigInt(end);
     const joined = new Promise((resolve) => {
-      const stop = this._consumer.on(this._consumer.events.GROUP_JOIN, () => { stop(); resolve(); });
+      this._consumer.on(this._consumer.events.GROUP_JOIN, () => {
+        this._consumer.seek({ topic: this.replyTopic, partition: this.replyPartition, offset: this._nextReply.toString() });
+        resolve();
+      });
     });
     await this._consumer.run({ autoCommit: false, eachMessage: async ({ message }) => this._read(message) });
     await joined;
-    this._consumer.seek({ topic: this.replyTopic, partition: this.replyPartition, offset: end });
     return this;
   }
 
@@ -113,7 +130,7 @@ class LockClient {
       return await this._answer(command);
     } catch (e) {
       if (!(e instanceof LockTimeoutError)) throw e;
-      await this.cancel(command);
+      await this._cancelGivenUp(command);
       throw new LockTimeoutError(`no reply to acquire ${command.request_id} of ${resource} within ${this.requestTimeoutMs} ms; cancelled`, true);
     }
   }
@@ -133,9 +150,67 @@ class LockClient {
     return this._answer(LockClient._command('status', resource, requestId, { owner }));
   }
 
-  /** Publishes the cancellation of `acquire` (the command sent): the lease it granted, if any, is released. */
-  cancel(acquire) {
-    return this._publish(LockClient._command('release', acquire.resource, undefined, { owner: acquire.owner, cancels: acquire.request_id }));
+  /**
+   * Cancels `acquire` (the command sent: `request_id`, `resource`, `owner`) and resolves with the
+   * cancellation's reply: `released` (the lease that very acquire granted, still live), `not_found` (it
+   * granted none: refused, extended a lease its owner held, never in the log, already ended) or `forbidden`.
+   * The cancellation is keyed like the acquire and published only once the broker has acknowledged the
+   * acquire, so it lands after it on their partition. Fails with LockTimeoutError when the acquire is not
+   * acknowledged within `timeoutMs` (the request timeout by default; nothing is then published), or the
+   * cancellation's reply does not come within the request timeout.
+   */
+  async cancel(acquire, { timeoutMs = this.requestTimeoutMs } = {}) {
+    await this._acknowledged(acquire, timeoutMs);
+    return this._answer(LockClient._cancellation(acquire));
+  }
+
+  /**
+   * Publishes the cancellation of an acquire its caller gave up on, its reply left to come or not; fails with
+   * LockTimeoutError (`cancelled` false) when that cannot be done within the request timeout.
+   */
+  async _cancelGivenUp(acquire) {
+    const cancellation = LockClient._cancellation(acquire);
+    try {
+      await this._acknowledged(acquire, this.requestTimeoutMs);
+      await within(this._publish(cancellation), this.requestTimeoutMs,
+        () => new LockTimeoutError(`the broker did not take cancellation ${cancellation.request_id} within ${this.requestTimeoutMs} ms`));
+    } catch (e) {
+      if (!(e instanceof LockClientError)) throw e;
+      throw new LockTimeoutError(`no reply to acquire ${acquire.request_id} of ${acquire.resource}, and it could not be cancelled: `
+        + `${e.message}; a lease it may yet be granted ends by its TTL`, false);
+    }
+  }
+
+  /**
+   * Resolves once the broker has acknowledged a copy of `acquire` (at once for one it acknowledged already,
+   * or one this client never sent). A copy whose publication failed may or may not be in the log: it is
+   * published again, the same bytes (the worker applies a request ID once and answers every copy alike).
+   */
+  async _acknowledged(acquire, timeoutMs) {
+    const deadline = now() + timeoutMs;
+    const notAcknowledged = () => new LockTimeoutError(
+      `the broker has not acknowledged acquire ${acquire.request_id} of ${acquire.resource} within ${timeoutMs} ms, `
+      + 'so its cancellation, which must follow it, was not published');
+    for (;;) {
+      const unacknowledged = this._unacknowledged.get(acquire.request_id);
+      if (!unacknowledged) return;
+      if (now() >= deadline) throw notAcknowledged();
+      try {
+        await within(unacknowledged.publication, deadline - now(), notAcknowledged);
+        return;
+      } catch (e) {
+        if (e instanceof LockTimeoutError || !(e instanceof LockClientError)) throw e;
+        // Not at once: a producer that fails every send at once would spin.
+        await new Promise((resolve) => { setTimeout(resolve, Math.min(100, Math.max(0, deadline - now()))); });
+        if (this._unacknowledged.get(acquire.request_id) === unacknowledged) {
+          this._publish(acquire, unacknowledged.payload).catch(() => {}); // awaited by the next turn
+        }
+      }
+    }
+  }
+
+  static _cancellation(acquire) {
+    return LockClient._command('release', acquire.resource, undefined, { owner: acquire.owner, cancels: acquire.request_id });
   }
 
   /**
@@ -163,14 +238,14 @@ class LockClient {
         } catch (e) {
           if (!(e instanceof LockTimeoutError)) throw e;
           if (now() >= deadline) {
-            await this.cancel(command);
+            await this._cancelGivenUp(command);
             return null;
           }
         }
       }
       if (reply.outcome === 'acquired') {
-        // The safety clock starts at the first send: the worker may have applied that one.
-        return new HeldLease(this, reply.lock, owner, ttl, firstSent).start();
+        // Dated from the first send (the worker may have applied that one) plus the wait in the queue.
+        return new HeldLease(this, reply.lock, owner, ttl, validFrom(firstSent, reply, now())).start();
       }
       const left = deadline - now();
       if (left <= 0) return null;
@@ -250,21 +325,29 @@ class LockClient {
     }
   }
 
-  async _publish(command, payload = JSON.stringify(command)) {
+  /** Resolves once the broker acknowledged the record; an acquire is tracked until then (see `cancel`). */
+  _publish(command, payload = JSON.stringify(command)) {
     const partition = Buffer.alloc(4);
     partition.writeInt32BE(this.replyPartition);
-    try {
-      await this._producer.send({
-        topic: this.commandTopic,
-        acks: -1,
-        messages: [{ key: command.resource, value: payload, headers: { kafka_replyTopic: this.replyTopic, kafka_replyPartition: partition } }],
-      });
-    } catch (e) {
+    const publication = this._producer.send({
+      topic: this.commandTopic,
+      acks: -1,
+      messages: [{ key: command.resource, value: payload, headers: { kafka_replyTopic: this.replyTopic, kafka_replyPartition: partition } }],
+    }).then(() => undefined, (e) => {
       throw new LockClientError(`cannot publish to ${this.commandTopic}: ${e.message}`);
+    });
+    if (command.type === 'acquire') {
+      const id = command.request_id;
+      this._unacknowledged.set(id, { payload, publication });
+      // Any acknowledged copy is in the log before whatever is published after it.
+      publication.then(() => this._unacknowledged.delete(id), () => {});
     }
+    return publication;
   }
 
   _read(message) {
+    const next = BigInt(message.offset) + 1n;
+    if (next > this._nextReply) this._nextReply = next;
     if (!message.key || !message.value) return;
     const pending = this._pending.get(message.key.toString('utf8'));
     if (!pending || pending.settled) return; // another instance's, a duplicate, or one that came too late
@@ -274,6 +357,13 @@ class LockClient {
     const why = mismatch(pending.command, reply);
     if (why) pending.reject(new ReplyMismatchError(why)); else pending.resolve(reply);
   }
+}
+
+/** `promise`, or the error `timedOut()` makes once `ms` have passed. */
+function within(promise, ms, timedOut) {
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(timedOut()), Math.max(0, ms)); });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 module.exports = { LockClient };

@@ -36,6 +36,7 @@ function parseReply(value) {
     lock, retryAfterMs: body.retry_after_ms ?? null, reason: body.reason ?? null, problem: body.problem ?? null,
     waiters: Number.isInteger(body.waiters) ? body.waiters : 0,
     position: Number.isInteger(body.position) ? body.position : null,
+    waitedMs: Number.isInteger(body.waited_ms) && body.waited_ms >= 0 ? body.waited_ms : null,
     raw: value.toString('utf8'),
   };
 }

@@ -3,7 +3,9 @@
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const { Kafka, logLevel } = require('kafkajs');
+const { Kafka, KafkaJSRequestTimeoutError, logLevel } = require('kafkajs');
+// KafkaJS's broker connection, whose produce a test makes lose its response.
+const Broker = require('kafkajs/src/broker');
 const {
   LockClient, LeaseLostError, LockTimeoutError, NotAcquiredError, ReplyMismatchError, RequestIdInUseError,
 } = require('..');
@@ -170,6 +172,42 @@ describe('reply matching', () => {
     assert.equal(sent[1].cancels, sent[0].request_id);
     assert.equal(sent[1].owner, ' alice ');
     assert.equal(sent[1].fencing_token, undefined);
+  });
+
+  it('lands a cancellation after an acquire whose acknowledgements were lost', async () => {
+    // The broker writes the acquire's first two sends, but their responses are lost on the way back. KafkaJS's
+    // idempotent producer rolled the partition's sequence number back after each, so the cancellation the
+    // client publishes when it gives up took the acquire's number: the broker acknowledged it as a duplicate
+    // and dropped it. Sent twice, a command is applied once: the cancellation must land, after the acquire.
+    const resource = fresh('lost-ack');
+    const produce = Broker.prototype.produce;
+    let lose = 2;
+    Broker.prototype.produce = async function responseLost(request) {
+      const response = await produce.call(this, request);
+      const values = request.topicData.flatMap((t) => t.partitions.flatMap((p) => p.messages.map((m) => String(m.value))));
+      if (lose > 0 && values.some((v) => v.includes('"type":"acquire"') && v.includes(`"resource":"${resource}"`))) {
+        lose -= 1;
+        throw new KafkaJSRequestTimeoutError('the response was lost');
+      }
+      return response;
+    };
+    // KafkaJS sends again after about 1 s and 2 s more; the client gives up on the acquire after 2 s.
+    const quiet = await LockClient.connect({
+      ...options, commandTopic: deadLetterTopic(), requestTimeoutMs: 2000, kafka: { retry: { initialRetryTime: 1000 } },
+    });
+    try {
+      await assert.rejects(quiet.acquire(resource, 'alice', 30), (e) => e instanceof LockTimeoutError && e.cancelled);
+    } finally {
+      Broker.prototype.produce = produce;
+      await quiet.close();
+    }
+    const sent = (await recordsKeyed(deadLetterTopic(), resource, 4)).map((value) => JSON.parse(value));
+    assert.equal(sent[0].type, 'acquire');
+    const cancellation = sent.findIndex((command) => command.type === 'release');
+    assert.ok(cancellation > 0, `the cancellation is in the log, after the acquire: ${sent.map((command) => command.type)}`);
+    assert.equal(sent[cancellation].cancels, sent[0].request_id);
+    assert.ok(sent.every((command, i) => i === cancellation || command.request_id === sent[0].request_id),
+      'the other records are copies of the acquire, which the worker applies once');
   });
 
   /** The values of the first `count` records of `topic` keyed `key`, read from the beginning. */

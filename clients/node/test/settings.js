@@ -18,4 +18,18 @@ function deadLetterTopic() {
   return process.env.LOCKSTEP_DEAD_LETTER_TOPIC || 'lock.commands.dlq';
 }
 
-module.exports = { settings, deadLetterTopic };
+/**
+ * The TCP proxy between some clients and the broker, which a case cuts: its control URL (POST /cut, /blackhole,
+ * /heal) and the bootstrap address through it; a suite without one fails, saying what to start.
+ */
+function brokerLink() {
+  const control = process.env.LOCKSTEP_BROKER_LINK;
+  const bootstrap = process.env.LOCKSTEP_PROXIED_BOOTSTRAP;
+  if (!control || !bootstrap) {
+    throw new Error('set LOCKSTEP_BROKER_LINK (the control URL of a TCP proxy in front of the broker: POST /cut, '
+      + '/blackhole, /heal) and LOCKSTEP_PROXIED_BOOTSTRAP (the bootstrap address through it); ClientSuitesIT starts one in CI');
+  }
+  return { control: control.replace(/\/+$/, ''), bootstrap };
+}
+
+module.exports = { settings, deadLetterTopic, brokerLink };

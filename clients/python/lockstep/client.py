@@ -16,7 +16,7 @@ import uuid
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from .errors import InvalidCommand, LockClientError, LockTimeout, RequestIdInUse, ReplyMismatch
-from .lease import HeldLease
+from .lease import HeldLease, valid_from
 from .replies import Reply, mismatch
 
 # The Java client's default partitioner: murmur2(key) mod the partition count. librdkafka's default
@@ -129,7 +129,7 @@ class LockClient:
         try:
             return self._answer(command)
         except LockTimeout:
-            self.cancel(command)
+            self._cancel_given_up(command)
             raise LockTimeout("no reply to acquire %s of %s within %.1f s; cancelled"
                               % (command["request_id"], resource, self.request_timeout), cancelled=True)
 
@@ -148,10 +148,27 @@ class LockClient:
         return self._answer(self._command("status", resource, request_id, owner=owner))
 
     def cancel(self, acquire):
-        """Publishes the cancellation of ``acquire`` (the command dict sent), keyed like it, so the worker
-        applies it after the acquire and releases the lease that acquire granted, if any."""
-        self._publish(self._command("release", acquire["resource"], None, owner=acquire["owner"],
-                                    cancels=acquire["request_id"]))
+        """Cancels ``acquire`` (the command dict sent: ``request_id``, ``resource``, ``owner``) and returns
+        the cancellation's Reply: ``released`` (the lease that very acquire granted, still live),
+        ``not_found`` (it granted none: refused, extended a lease its owner held, never in the log,
+        already ended) or ``forbidden``. Keyed like the acquire, the cancellation lands on its partition
+        after it; LockTimeout when the broker does not take it or no reply comes within the timeout."""
+        return self._answer(self._cancellation(acquire))
+
+    def _cancel_given_up(self, acquire):
+        """Publishes the cancellation of an acquire its caller gave up on, without waiting for its reply.
+        The producer keeps one partition's records in order (idempotent librdkafka), so it follows the
+        acquire, which is still in the producer's queue if the broker has not taken it yet."""
+        try:
+            self._publish(self._cancellation(acquire))
+        except LockClientError as e:
+            raise LockTimeout("no reply to acquire %s of %s, and its cancellation was not published: %s; "
+                              "a lease it may yet be granted ends by its TTL" % (
+                                  acquire["request_id"], acquire["resource"], e)) from e
+
+    def _cancellation(self, acquire):
+        return self._command("release", acquire["resource"], None, owner=acquire["owner"],
+                             cancels=acquire["request_id"])
 
     # -- waiting and holding -----------------------------------------------------------------------
 
@@ -175,11 +192,11 @@ class LockClient:
                     break
                 except LockTimeout:
                     if time.monotonic() >= deadline:
-                        self.cancel(command)
+                        self._cancel_given_up(command)
                         return None
             if reply.outcome == "acquired":
-                # The safety clock starts at the first send: the worker may have applied that one.
-                return HeldLease(self, reply.lock, owner, ttl, first_sent).start()
+                # Dated from the first send (the worker may have applied that one) plus the wait in the queue.
+                return HeldLease(self, reply.lock, owner, ttl, valid_from(first_sent, reply, time.monotonic())).start()
             left = deadline - time.monotonic()
             if left <= 0:
                 return None

@@ -46,6 +46,9 @@ class Reply:
     """On ``locked``: how many acquires wait in the resource's queue."""
     position: Optional[int] = None
     """On ``locked``, for a status that named an owner who waits: its place in the queue, 1 = next."""
+    waited_ms: Optional[int] = None
+    """On ``acquired`` after a wait in the queue: the log time from the acquire's own record to the grant,
+    which dates the lease (``lease.valid_from``)."""
 
     @staticmethod
     def parse(value):
@@ -67,9 +70,11 @@ class Reply:
                             int(lock.get("limit", 1)), lock.get("value"))
             except (KeyError, TypeError, ValueError):
                 return None
+        waited = body.get("waited_ms")
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
                      body.get("retry_after_ms"), body.get("problem"), text, body.get("reason"),
-                     body.get("waiters", 0), body.get("position"))
+                     body.get("waiters", 0), body.get("position"),
+                     waited if isinstance(waited, int) and not isinstance(waited, bool) and waited >= 0 else None)
 
 
 def mismatch(command, reply):

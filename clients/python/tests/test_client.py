@@ -8,7 +8,7 @@ import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
-from conformance import CASES, dead_letter_topic, run_case, settings
+from conformance import CASES, Clients, dead_letter_topic, run_case, settings
 from lockstep import LeaseLost, LockClient, LockTimeout, NotAcquired, ReplyMismatch, RequestIdInUse
 from lockstep.client import _Pending
 from lockstep.replies import Reply, mismatch
@@ -30,9 +30,19 @@ class WithClient(unittest.TestCase):
 class ProtocolCases(WithClient):
     """One test per case of clients/cases.json, the list the Java and Node clients pass too."""
 
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.clients = Clients(cls.client, cls.settings)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.clients.close()
+        super().tearDownClass()
+
 
 def _case_test(case):
-    return lambda self: run_case(self, self.client, case)
+    return lambda self: run_case(self, self.clients, case)
 
 
 for _case in CASES:
