@@ -40,13 +40,18 @@ class ClientCasesIT {
     private static LockClient client(String name) {
         return clients.computeIfAbsent(name, n -> switch (n) {
             case "other" -> env.startClient();
-            case "proxied" -> throw new IllegalStateException("the broker link (a TCP proxy a test cuts) is not on this branch yet");
+            case "proxied" -> env.startClient(LockClientSettings.defaults(env.proxiedKafka()).withTopics(env.topics()));
             default -> throw new IllegalArgumentException("unknown client " + n);
         });
     }
 
     private static void link(String action) {
-        throw new IllegalStateException("the broker link (a TCP proxy a test cuts) is not on this branch yet: " + action);
+        switch (action) {
+            case "cut" -> env.brokerLink().cut();
+            case "blackhole" -> env.brokerLink().blackhole();
+            case "heal" -> env.brokerLink().heal();
+            default -> throw new IllegalArgumentException("unknown link action " + action);
+        }
     }
 
     @TestFactory
