@@ -51,13 +51,18 @@ public final class PartitionDriver {
     /** How long a hand-over may be due before the worker's ticker appends it again (a run of one). */
     public static final Duration RESEND_AFTER = Duration.ofSeconds(5);
 
+    /** What the driver stands for: the worker, which appends to the log, or a replay of it. */
+    private enum Role {
+        WORKER, REPLAY
+    }
+
     /** A waiter's resource due for a hand-over after the record at {@code afterOffset}, as the ticker finds it. */
     private record Due(String resource, long afterOffset) {
     }
 
     private final PartitionMachine machine;
     private final PartitionState state;
-    private final boolean appends;
+    private final Role role;
     private final String topic;
     private final int partition;
     private final List<Inbound> log = new ArrayList<>();
@@ -65,11 +70,10 @@ public final class PartitionDriver {
     private final Map<Due, Instant> dueSince = new LinkedHashMap<>();
     private BiConsumer<Inbound, Step> observer = (record, step) -> { };
 
-    private PartitionDriver(PartitionMachine machine, PartitionState state, boolean appends, String topic,
-            int partition) {
+    private PartitionDriver(PartitionMachine machine, PartitionState state, Role role, String topic, int partition) {
         this.machine = machine;
         this.state = state;
-        this.appends = appends;
+        this.role = role;
         this.topic = topic;
         this.partition = partition;
     }
@@ -79,12 +83,12 @@ public final class PartitionDriver {
      * lease and waiter), the next record goes to its position's next offset.
      */
     public static PartitionDriver worker(PartitionMachine machine, PartitionState state, String topic, int partition) {
-        return new PartitionDriver(machine, state, true, topic, partition);
+        return new PartitionDriver(machine, state, Role.WORKER, topic, partition);
     }
 
     /** A replay of a partition's log: applies the records given, appends nothing. */
     public static PartitionDriver log(PartitionMachine machine, PartitionState state) {
-        return new PartitionDriver(machine, state, false, "", 0);
+        return new PartitionDriver(machine, state, Role.REPLAY, "", 0);
     }
 
     /**
@@ -129,7 +133,7 @@ public final class PartitionDriver {
 
     /** Applies the log's next record (a replay), or one applied before and fetched again. */
     public Step apply(Inbound record) {
-        if (appends && record.offset() >= nextOffset()) {
+        if (role == Role.WORKER && record.offset() >= nextOffset()) {
             throw new IllegalArgumentException("the worker's log gets its records by append: offset "
                     + record.offset() + " is not below the next, " + nextOffset());
         }
@@ -138,7 +142,7 @@ public final class PartitionDriver {
 
     /** A producer's record appended at the next offset, stamped {@code logAppendTime} (none: a topic that does not stamp). */
     public Step append(byte[] key, byte[] value, InboundHeaders headers, Optional<Instant> logAppendTime) {
-        if (!appends) {
+        if (role == Role.REPLAY) {
             throw new IllegalStateException("a replay appends nothing: the log holds what was appended");
         }
         Inbound record = new Inbound(topic, partition, nextOffset(), key, value, headers, logAppendTime);
