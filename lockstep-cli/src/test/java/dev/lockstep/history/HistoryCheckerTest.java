@@ -10,16 +10,15 @@ import dev.lockstep.core.Share;
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Arbitration;
 import dev.lockstep.engine.EngineSettings;
-import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.InboundHeaders;
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.Limits;
-import dev.lockstep.protocol.Tick;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +31,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
-import org.apache.kafka.common.header.internals.RecordHeaders;
+import java.util.TreeMap;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
@@ -372,27 +371,36 @@ class HistoryCheckerTest {
         return decided(sent, log, arbitration);
     }
 
-    /** The history of a worker that decides {@code log} by {@code arbitration}: the engine, one partition after another. */
+    /**
+     * The history of a worker that decides {@code log} by {@code arbitration}: each partition's
+     * records through the engine's driver in log order (a record without key and value is a tick),
+     * the hand-overs they ask for landing right after them, at the same log time. The history's log
+     * is the drivers': the records given, renumbered, and the hand-overs among them.
+     */
     static History decided(Set<String> sent, List<LoggedRecord> log, Arbitration arbitration) {
         PartitionMachine machine = new PartitionMachine(SETTINGS, arbitration);
-        Map<Integer, PartitionState> states = new HashMap<>();
+        Map<Integer, PartitionDriver> partitions = new TreeMap<>();
         Map<String, List<byte[]>> replies = new HashMap<>();
         for (LoggedRecord record : log) {
-            PartitionState state = states.computeIfAbsent(record.partition(),
-                    p -> PartitionState.empty(PartitionPosition.START));
-            // Every reply the record made: its own, and those of the waiters it decided.
-            RecordHeaders headers = new RecordHeaders();
-            if (record.key() == null) {
-                headers.add(Tick.HEADER, Tick.headerValue(record.logAppendTime()));
+            PartitionDriver partition = partitions.computeIfAbsent(record.partition(), p -> PartitionDriver.worker(
+                    machine, PartitionState.empty(PartitionPosition.START), "log", p).observe((in, step) ->
+                            // Every reply the record made: its own, and those of the waiters it decided.
+                            step.all().forEach(out -> {
+                                if (out instanceof Outbound.ReplyRecord reply) {
+                                    replies.computeIfAbsent(reply.requestId(), id -> new ArrayList<>()).add(reply.value());
+                                }
+                            })));
+            if (record.key() == null && record.value() == null) {
+                partition.tick(record.logAppendTime());
+            } else {
+                partition.append(record.key(), record.value(), InboundHeaders.NONE, Optional.of(record.logAppendTime()));
             }
-            for (Outbound out : machine.step(new Inbound("log", record.partition(), record.offset(), record.key(),
-                    record.value(), InboundHeaders.of(headers), Optional.of(record.logAppendTime())), state).all()) {
-                if (out instanceof Outbound.ReplyRecord reply) {
-                    replies.computeIfAbsent(reply.requestId(), id -> new ArrayList<>()).add(reply.value());
-                }
-            }
+            partition.deliverAll(record.logAppendTime());
         }
-        return new History(sent, log, replies);
+        List<LoggedRecord> appended = new ArrayList<>();
+        partitions.values().forEach(partition -> partition.log().forEach(in -> appended.add(new LoggedRecord(
+                in.partition(), in.offset(), in.logAppendTime().orElseThrow(), in.key(), in.value()))));
+        return new History(sent, appended, replies);
     }
 
     private static Lease asOwnedBy(Lease lease, String owner) {

@@ -14,7 +14,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
@@ -41,18 +40,18 @@ class ExpiryOrderTest {
     void everyLeaseIsShownExpiredOnceInTheOrderLeasesEnd(RepetitionInfo repetition) {
         Random random = new Random(repetition.getCurrentRepetition());
         PartitionMachine machine = new PartitionMachine(SETTINGS);
-        PartitionState worker = PartitionState.empty(PartitionPosition.START);
-        PartitionState replay = PartitionState.empty(PartitionPosition.START);
-        replay.forReplay();
+        PartitionDriver worker = PartitionDriver.worker(machine, PartitionState.empty(PartitionPosition.START),
+                "lock.commands", 0);
+        PartitionState replayed = PartitionState.empty(PartitionPosition.START);
+        replayed.forReplay();
+        PartitionDriver replay = PartitionDriver.log(machine, replayed);
         Map<String, Held> held = new HashMap<>();
         Instant time = T0;
         int expired = 0;
         for (long offset = 0; offset < 600; offset++) {
             time = time.plusMillis(random.nextInt(700));
-            Inbound record = record(offset, time, random);
-            Step step = machine.step(record, worker);
-            Step replayed = machine.step(record, replay);
-            assertThat(bytes(replayed)).isEqualTo(bytes(step));
+            Step step = next(worker, offset, time, random);
+            assertThat(bytes(replay.apply(worker.log().get((int) offset)))).isEqualTo(bytes(step));
 
             Instant now = time;
             List<Held> due = held.values().stream().filter(h -> !h.end().isAfter(now))
@@ -75,9 +74,9 @@ class ExpiryOrderTest {
     }
 
     /** A command, or now and then a tick (which shows expiries as any record does, and is not answered). */
-    private static Inbound record(long offset, Instant at, Random random) {
+    private static Step next(PartitionDriver partition, long offset, Instant at, Random random) {
         if (random.nextInt(6) == 0) {
-            return TickTest.tick(offset, at);
+            return partition.tick(at);
         }
         String resource = "r" + random.nextInt(4);
         String type = TYPES[random.nextInt(TYPES.length)];
@@ -85,8 +84,7 @@ class ExpiryOrderTest {
                 + (type.equals("status") ? "" : ",\"owner\":\"o" + random.nextInt(2) + "\"")
                 + (type.equals("acquire") || type.equals("renew") ? ",\"ttl_seconds\":" + (1 + random.nextInt(3)) : "")
                 + "}";
-        return new Inbound("lock.commands", 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(at));
+        return partition.append(resource, json, at);
     }
 
     /** Everything a step publishes, as text, in order. */

@@ -1,20 +1,15 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.core.Lease;
-import dev.lockstep.protocol.HandOver;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.EventCodec;
 import dev.lockstep.protocol.LeaseEvent;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * One partition of {@code lock.commands} run through the state machine in memory, with the
@@ -27,8 +22,8 @@ final class JobPartition {
 
     final PartitionMachine machine;
     final PartitionState state = PartitionState.empty(PartitionPosition.START);
+    final PartitionDriver driver = PartitionDriver.worker(machine, state, "lock.commands", 0);
     private final Duration step;
-    private long offset;
     private Instant time = T0;
 
     /** @param step how far log time moves from one record sent without a time to the next */
@@ -51,18 +46,18 @@ final class JobPartition {
 
     /** The offset the next record gets. */
     long nextOffset() {
-        return offset;
+        return driver.nextOffset();
     }
 
     /** The next record, at log time {@code when}. */
     Step at(Instant when, String json) {
         time = when;
-        return step(json);
+        return driver.append("job", json, time);
     }
 
     /** The next record, {@code step} after the one before (the first at {@link #T0}). */
     Step send(String json) {
-        Step result = step(json);
+        Step result = driver.append("job", json, time);
         time = time.plus(step);
         return result;
     }
@@ -70,36 +65,31 @@ final class JobPartition {
     /** A tick at {@code when}. */
     Step tick(Instant when) {
         time = when;
-        return machine.step(TickTest.tick(offset++, when), state);
+        return driver.tick(when);
     }
 
-    /** A lone hand-over of {@code resource} (a run of one), as the ticker appends one again, {@code step} after the record before. */
+    /** A lone hand-over of {@code resource} (a run of one), as a producer may forge one, {@code step} after the record before. */
     Step handOver(String resource) {
-        return handOver(resource, 1, 1);
+        Step result = driver.handOver(resource, 1, 1, time);
+        time = time.plus(step);
+        return result;
     }
 
-    /** The {@code index}-th of a run of {@code count} hand-overs of {@code resource}. */
-    Step handOver(String resource, int index, int count) {
-        RecordHeaders headers = new RecordHeaders();
-        headers.add(HandOver.HEADER, HandOver.headerValue("lock.commands-0@" + (offset - 1), index, count));
-        Step result = machine.step(new Inbound("lock.commands", 0, offset++, resource.getBytes(StandardCharsets.UTF_8),
-                null, InboundHeaders.of(headers), Optional.of(time)), state);
+    /** The first hand-over in flight lands, {@code step} after the record before. */
+    Step deliver() {
+        Step result = driver.deliver(1, time).get(0);
         time = time.plus(step);
         return result;
     }
 
     /**
-     * The hand-overs the step asks for appended, as the worker appends them, and those they ask
-     * for in turn, until none is due: their steps, in log order.
+     * The hand-overs in flight land, as the worker appends them, and those they ask for in turn,
+     * until none is due: their steps, in log order.
      */
-    List<Step> handOvers(Step step) {
+    List<Step> handOvers() {
         List<Step> steps = new ArrayList<>();
-        ArrayDeque<Outbound.HandOver> due = new ArrayDeque<>(step.handOvers());
-        while (!due.isEmpty()) {
-            Outbound.HandOver next = due.poll();
-            Step handedOver = handOver(next.resource(), next.index(), next.count());
-            steps.add(handedOver);
-            due.addAll(handedOver.handOvers());
+        while (!driver.inFlight().isEmpty()) {
+            steps.add(deliver());
         }
         return steps;
     }
@@ -114,15 +104,9 @@ final class JobPartition {
         return time;
     }
 
-    /** The next record, at log time {@code when}, built but not applied. */
-    Inbound record(Instant when, String json) {
-        time = when;
-        return new Inbound("lock.commands", 0, offset++, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(when));
-    }
-
-    private Step step(String json) {
-        return machine.step(record(time, json), state);
+    /** The last record appended. */
+    Inbound last() {
+        return driver.log().get(driver.log().size() - 1);
     }
 
     /** An acquire of {@code job}; {@code fields} are further JSON fields, each with its leading comma. */

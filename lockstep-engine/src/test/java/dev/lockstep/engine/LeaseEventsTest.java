@@ -25,12 +25,7 @@ class LeaseEventsTest {
             new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1);
     private final PartitionMachine machine = new PartitionMachine(SETTINGS);
     private final PartitionState state = PartitionState.empty(PartitionPosition.START);
-    private long offset;
-
-    private static Inbound record(long offset, Optional<Instant> at, String resource, String json) {
-        return new Inbound("lock.commands", 0, offset, resource.getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, at);
-    }
+    private final PartitionDriver partition = PartitionDriver.worker(machine, state, "lock.commands", 0);
 
     private static String command(String id, String type, String resource, String owner, String extra) {
         return "{\"request_id\":\"" + id + "\",\"type\":\"" + type + "\",\"resource\":\"" + resource
@@ -47,7 +42,7 @@ class LeaseEventsTest {
 
     /** Applies the next record at {@code at}; returns its events, decoded. */
     private List<LeaseEvent> at(Instant at, String resource, String json) {
-        return events(machine.step(record(offset++, Optional.of(at), resource, json), state));
+        return events(partition.append(resource, json, at));
     }
 
     private static List<LeaseEvent> events(Step step) {
@@ -154,8 +149,9 @@ class LeaseEventsTest {
     @Test
     void recordsThatDecideNothingStillShowExpiriesButOnlyWithABrokerTime() {
         at(T0, "job", acquire("r1", "job", "o1", 10));
-        Inbound unstamped = record(offset++, Optional.empty(), "job", acquire("r2", "job", "o2", 10));
-        assertThat(machine.step(unstamped, state).events()).as("no log-append time, no time passed").isEmpty();
+        Step unstamped = partition.append("job".getBytes(StandardCharsets.UTF_8),
+                acquire("r2", "job", "o2", 10).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.empty());
+        assertThat(unstamped.events()).as("no log-append time, no time passed").isEmpty();
         List<LeaseEvent> byInvalid = at(T0.plusSeconds(20), "job", command("r3", "acquire", "job", "o2", ",\"ttl_seconds\":0"));
         assertThat(kinds(byInvalid)).containsExactly(Kind.EXPIRED);
         assertThat(byInvalid.get(0).requestId()).contains("r3");
@@ -176,13 +172,11 @@ class LeaseEventsTest {
     @Test
     void aRecordFetchedAgainPublishesTheEventsItMadeByteForByte() {
         at(T0, "job", acquire("r1", "job", "o1", 10));
-        Step first = machine.step(record(1, Optional.of(T0.plusSeconds(12)), "job", acquire("r2", "job", "o2", 10)), state);
-        offset = 2;
+        Step first = partition.append("job", acquire("r2", "job", "o2", 10), T0.plusSeconds(12));
         // As the worker loads it for a batch fetched again: the position past it, its events stored.
         PartitionState reloaded = new PartitionState(state.position(), List.of(), Map.of(
                 "r2", state.request("r2").orElseThrow()), state.newEvents());
-        Step again = machine.step(record(1, Optional.of(T0.plusSeconds(12)), "job", acquire("r2", "job", "o2", 10)),
-                reloaded);
+        Step again = PartitionDriver.log(machine, reloaded).apply(partition.log().get(1));
         assertThat(again.events()).extracting(Outbound.Event::entry).containsExactlyElementsOf(
                 first.events().stream().map(Outbound.Event::entry).toList());
         assertThat(reloaded.newEvents()).as("nothing new to store").isEmpty();
@@ -195,8 +189,9 @@ class LeaseEventsTest {
             at(T0.plusSeconds(i * 7L), "r" + i % 3, acquire("q" + i, "r" + i % 3, "o" + i % 2, 5))
                     .forEach(e -> assertThat(ids.add(e.eventId())).as(e.eventId()).isTrue());
         }
-        PartitionState next = PartitionState.empty(state.position().nextIncarnation());
-        Step first = machine.step(record(0, Optional.of(T0.plusSeconds(999)), "r0", acquire("new", "r0", "o", 5)), next);
+        PartitionDriver next = PartitionDriver.worker(machine, PartitionState.empty(state.position().nextIncarnation()),
+                "lock.commands", 0);
+        Step first = next.append("r0", acquire("new", "r0", "o", 5), T0.plusSeconds(999));
         assertThat(events(first)).extracting(LeaseEvent::eventId).allSatisfy(id -> assertThat(ids).doesNotContain(id));
     }
 }

@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 class QueueTest {
 
     private final JobPartition partition = new JobPartition(Duration.ZERO);
-    private final PartitionMachine machine = partition.machine;
     private final PartitionState state = partition.state;
 
     private Step at(Instant when, String json) {
@@ -269,13 +268,13 @@ class QueueTest {
     void aRecordFetchedAgainPublishesTheSameRepliesAgainAndTheQueuedAcquireNone() {
         at(T0, acquire("a", "holder", 30, 0));
         long queuedAt = partition.nextOffset();
-        Inbound queued = partition.record(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
-        machine.step(queued, state);
-        Inbound release = partition.record(T0.plusSeconds(2), release("r", "holder"));
-        Step first = machine.step(release, state);
+        at(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
+        Inbound queued = partition.last();
+        Step first = at(T0.plusSeconds(2), release("r", "holder"));
+        Inbound release = partition.last();
 
-        Step queuedAgain = machine.step(queued, state);
-        Step releaseAgain = machine.step(release, state);
+        Step queuedAgain = partition.driver.apply(queued);
+        Step releaseAgain = partition.driver.apply(release);
 
         assertThat(queuedAgain.answer()).as("the acquire at %d got its reply from the release", queuedAt).isEmpty();
         assertThat(releaseAgain.deferred()).extracting(Outbound.ReplyRecord::value)
@@ -286,19 +285,15 @@ class QueueTest {
 
     @Test
     void aReplayMakesTheSameRepliesAndEvents() {
-        PartitionState replay = PartitionState.empty(PartitionPosition.START);
-        replay.forReplay();
+        PartitionState replayed = PartitionState.empty(PartitionPosition.START);
+        replayed.forReplay();
+        PartitionDriver replay = PartitionDriver.log(partition.machine, replayed);
         List<String> commands = List.of(acquire("a", "h", 2, 0), acquire("b", "x", 5, 10_000),
                 acquire("c", "y", 5, 1_000), cancel("d", "x", "b"), acquire("e", "z", 5, 20_000));
         for (int i = 0; i < 8; i++) {
             Instant when = T0.plusMillis(700L * i);
-            Inbound record = i < commands.size()
-                    ? new Inbound("lock.commands", 0, i, "job".getBytes(StandardCharsets.UTF_8),
-                            commands.get(i).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(when))
-                    : TickTest.tick(i, when);
-            Step worker = machine.step(record, state);
-            Step replayed = machine.step(record, replay);
-            assertThat(replayed.all()).usingElementComparator((x, y) -> text(x).compareTo(text(y)))
+            Step worker = i < commands.size() ? at(when, commands.get(i)) : tick(when);
+            assertThat(replay.apply(partition.last()).all()).usingElementComparator((x, y) -> text(x).compareTo(text(y)))
                     .containsExactlyElementsOf(worker.all());
         }
         assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("e");

@@ -100,7 +100,7 @@ class SharesTest {
         assertThat(state.queues().due()).as("marked, so a lost hand-over is appended again")
                 .containsEntry(r5.offset(), writerDone.deferred().get(0).source().offset());
 
-        List<Step> handOvers = partition.handOvers(writerDone);
+        List<Step> handOvers = partition.handOvers();
         assertThat(handOvers).as("r5, then r6, each granted by a hand-over of the run; no more asked for")
                 .hasSize(2).allSatisfy(step -> assertThat(step.handOvers()).isEmpty());
         List<Lease> readers = new ArrayList<>(deferredGrants(writerDone));
@@ -130,7 +130,7 @@ class SharesTest {
         assertThat(((Verdict.Locked) verdict(status)).waiters()).as("the status was decided first").isEqualTo(1);
         assertThat(status.handOvers()).isEmpty();
 
-        Step late = partition.handOver("job");
+        Step late = partition.deliver();
         assertThat(late.all()).as("the hand-over that arrives after: nothing due, nothing published").isEmpty();
         assertThat(state.holders("job").leases()).extracting(Lease::owner).containsExactly("c", "d");
     }
@@ -139,27 +139,27 @@ class SharesTest {
     @Test
     void roomThatGrowsDuringARunIsHandedOverByTheRunsLast() {
         for (String owner : List.of("a", "b", "c", "x")) {
-            send(JobPartition.acquire("acq-" + owner, owner, owner.equals("a") || owner.equals("b") ? 30 : 60, 0,
-                    ",\"limit\":4"));
+            send(JobPartition.acquire("acq-" + owner, owner, owner.equals("x") ? 60 : 30, 0, ",\"limit\":4"));
         }
         for (String owner : List.of("d", "e", "f", "g", "h")) {
             send(acquire(owner, ",\"limit\":4", 300_000));
         }
-        Step twoEnded = partition.tick(JobPartition.T0.plusSeconds(31));
-        assertThat(deferredGrants(twoEnded)).extracting(Lease::owner).containsExactly("d");
-        assertThat(twoEnded.handOvers()).extracting(h -> h.index() + "/" + h.count()).containsExactly("1/1");
+        Step threeEnded = partition.tick(JobPartition.T0.plusSeconds(31));
+        assertThat(deferredGrants(threeEnded)).extracting(Lease::owner).containsExactly("d");
+        assertThat(threeEnded.handOvers()).extracting(h -> h.index() + "/" + h.count()).containsExactly("1/2", "2/2");
 
         partition.skipTo(JobPartition.T0.plusSeconds(61));
-        Step notLast = partition.handOver("job", 1, 2);
+        Step notLast = partition.deliver();
         assertThat(deferredGrants(notLast)).extracting(Lease::owner).containsExactly("e");
-        assertThat(notLast.handOvers()).as("f and g are due now, but the run's last asks").isEmpty();
+        assertThat(notLast.handOvers()).as("x's lease ended: g and h are due now too, but the run's last asks")
+                .isEmpty();
         assertThat(state.queues().due()).containsKey(state.queues().queue("job").get(0).offset());
 
-        Step last = partition.handOver("job", 2, 2);
+        Step last = partition.deliver();
         assertThat(deferredGrants(last)).extracting(Lease::owner).containsExactly("f");
         assertThat(last.handOvers()).as("d's lease ended at this log time too: room for g and h")
                 .extracting(h -> h.index() + "/" + h.count()).containsExactly("1/2", "2/2");
-        List<Step> next = partition.handOvers(last);
+        List<Step> next = partition.handOvers();
         assertThat(next).extracting(step -> deferredGrants(step).get(0).owner()).containsExactly("g", "h");
         assertThat(state.queues().queue("job")).isEmpty();
     }

@@ -28,14 +28,11 @@ class TickTest {
 
     private final PartitionMachine machine = new PartitionMachine(SETTINGS);
     private final PartitionState state = PartitionState.empty(PartitionPosition.START);
+    private final PartitionDriver partition = PartitionDriver.worker(machine, state, "lock.commands", 0);
 
-    /** A tick as the worker appends it. */
-    static Inbound tick(long offset, Instant at) {
-        return record(offset, at, null, null, headers(Tick.HEADER, Tick.headerValue(at)));
-    }
-
-    private static Inbound record(long offset, Instant at, byte[] key, byte[] value, RecordHeaders headers) {
-        return new Inbound("lock.commands", 0, offset, key, value, InboundHeaders.of(headers), Optional.of(at));
+    /** A producer's record at {@code T0}. */
+    private Step append(byte[] key, byte[] value, RecordHeaders headers) {
+        return partition.append(key, value, InboundHeaders.of(headers), Optional.of(T0));
     }
 
     private static RecordHeaders headers(String key, byte[] value) {
@@ -44,11 +41,9 @@ class TickTest {
         return headers;
     }
 
-    private static Inbound acquire(long offset, Instant at, int ttlSeconds) {
-        String json = "{\"request_id\":\"q" + offset + "\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"a\","
+    private static String acquire(int ttlSeconds) {
+        return "{\"request_id\":\"q\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"a\","
                 + "\"ttl_seconds\":" + ttlSeconds + "}";
-        return record(offset, at, "job".getBytes(StandardCharsets.UTF_8), json.getBytes(StandardCharsets.UTF_8),
-                new RecordHeaders());
     }
 
     private static List<LeaseEvent> events(Step step) {
@@ -57,10 +52,10 @@ class TickTest {
 
     @Test
     void aTickShowsTheLeaseThatEndedBeforeItAndIsNotAnswered() {
-        machine.step(acquire(0, T0, 2), state);
+        partition.append("job", acquire(2), T0);
 
-        Step early = machine.step(tick(1, T0.plusSeconds(1)), state);
-        Step due = machine.step(tick(2, T0.plusMillis(2_300)), state);
+        Step early = partition.tick(T0.plusSeconds(1));
+        Step due = partition.tick(T0.plusMillis(2_300));
 
         assertThat(early.events()).as("nothing ended yet").isEmpty();
         assertThat(early.answer()).isEmpty();
@@ -77,10 +72,10 @@ class TickTest {
 
     @Test
     void aTickFetchedAgainShowsTheSameEventsAgain() {
-        machine.step(acquire(0, T0, 1), state);
-        Step first = machine.step(tick(1, T0.plusSeconds(2)), state);
+        partition.append("job", acquire(1), T0);
+        Step first = partition.tick(T0.plusSeconds(2));
 
-        Step again = machine.step(tick(1, T0.plusSeconds(2)), state);
+        Step again = partition.apply(partition.log().get(1));
 
         assertThat(again.events()).extracting(Outbound.Event::entry).isEqualTo(
                 first.events().stream().map(Outbound.Event::entry).toList());
@@ -89,10 +84,8 @@ class TickTest {
 
     @Test
     void aTickIsAnsweredByNobodyWhateverItsDeadlineSays() {
-        Inbound forged = record(0, T0, null, new byte[0], headers(Tick.HEADER,
+        Step step = append(null, new byte[0], headers(Tick.HEADER,
                 "2099-01-01T00:00:00Z".getBytes(StandardCharsets.UTF_8)));
-
-        Step step = machine.step(forged, state);
 
         assertThat(step.answer()).isEmpty();
         assertThat(state.position().clock()).as("log time is the log-append time, not the header's")
@@ -106,19 +99,18 @@ class TickTest {
         twice.add(Tick.HEADER, due);
         RecordHeaders marked = headers(Tick.HEADER, due);
         marked.add(DeadLetterHeaders.UNDELIVERABLE, "x".getBytes(StandardCharsets.UTF_8));
-        List<Inbound> malformed = List.of(
-                record(1, T0, "job".getBytes(StandardCharsets.UTF_8), null, headers(Tick.HEADER, due)),
-                record(2, T0, null, acquire(2, T0, 5).value(), headers(Tick.HEADER, due)),
-                record(3, T0, null, null, twice),
-                record(4, T0, null, null, headers(Tick.HEADER, "soon".getBytes(StandardCharsets.UTF_8))),
-                record(5, T0, null, null, headers(Tick.HEADER, null)),
-                record(6, T0, null, null, headers(Tick.HEADER, new byte[65])),
-                record(7, T0, null, null, marked));
-        machine.step(acquire(0, T0, 60), state);
+        partition.append("job", acquire(60), T0);
+        List<Step> malformed = List.of(
+                append("job".getBytes(StandardCharsets.UTF_8), null, headers(Tick.HEADER, due)),
+                append(null, acquire(5).getBytes(StandardCharsets.UTF_8), headers(Tick.HEADER, due)),
+                append(null, null, twice),
+                append(null, null, headers(Tick.HEADER, "soon".getBytes(StandardCharsets.UTF_8))),
+                append(null, null, headers(Tick.HEADER, null)),
+                append(null, null, headers(Tick.HEADER, new byte[65])),
+                append(null, null, marked));
 
-        for (Inbound record : malformed) {
-            Step step = machine.step(record, state);
-            assertThat(step.answer()).as(record.position()).get().isInstanceOfSatisfying(Outbound.DeadLetter.class,
+        for (Step step : malformed) {
+            assertThat(step.answer()).as(step.toString()).get().isInstanceOfSatisfying(Outbound.DeadLetter.class,
                     dead -> {
                         assertThat(dead.cause()).isEqualTo(Outbound.Cause.UNREADABLE);
                         assertThat(dead.reason()).contains(Tick.HEADER);

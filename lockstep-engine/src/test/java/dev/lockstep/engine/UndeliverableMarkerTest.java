@@ -50,6 +50,17 @@ class UndeliverableMarkerTest {
                 InboundHeaders.of(headers), record.logAppendTime());
     }
 
+    /** The worker's partition over {@code state}. */
+    private PartitionDriver partition(PartitionState state) {
+        return PartitionDriver.worker(machine, state, "lock.commands", 0);
+    }
+
+    /** Appends a record built for the partition's next offset, as it was built. */
+    private static Step append(PartitionDriver partition, Inbound record) {
+        assertThat(record.offset()).as("built for the next offset").isEqualTo(partition.nextOffset());
+        return partition.append(record.key(), record.value(), record.headers(), record.logAppendTime());
+    }
+
     private static Outbound.DeadLetter dead(Step step) {
         assertThat(step.answer()).get().isInstanceOf(Outbound.DeadLetter.class);
         return (Outbound.DeadLetter) step.answer().orElseThrow();
@@ -58,10 +69,11 @@ class UndeliverableMarkerTest {
     @Test
     void theMarkedRecordsReplyGoesToTheDeadLettersAndNothingElseChanges() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        Outbound.ReplyRecord granted = (Outbound.ReplyRecord) machine.step(command(0, ACQUIRE), state).answer().orElseThrow();
+        PartitionDriver partition = partition(state);
+        Outbound.ReplyRecord granted = (Outbound.ReplyRecord) append(partition, command(0, ACQUIRE)).answer().orElseThrow();
         Lease lease = state.lease("job").orElseThrow();
 
-        Outbound.DeadLetter dead = dead(machine.step(marker(1, ACQUIRE, MISSING, "lock.commands-0@0"), state));
+        Outbound.DeadLetter dead = dead(append(partition, marker(1, ACQUIRE, MISSING, "lock.commands-0@0")));
 
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_UNDELIVERABLE);
         assertThat(dead.reason()).isEqualTo(MISSING);
@@ -75,7 +87,7 @@ class UndeliverableMarkerTest {
         assertThat(state.position().nextOffset()).isEqualTo(2);
 
         String other = ACQUIRE.replace("r1", "r2").replace("o1", "o2");
-        assertThat(new String(((Outbound.ReplyRecord) machine.step(command(2, other), state).answer().orElseThrow()).value(),
+        assertThat(new String(((Outbound.ReplyRecord) append(partition, command(2, other)).answer().orElseThrow()).value(),
                 StandardCharsets.UTF_8)).as("the lease still held").contains("\"outcome\":\"not_acquired\"");
     }
 
@@ -107,9 +119,10 @@ class UndeliverableMarkerTest {
     void anInvalidCommandsReplyIsMadeAgainFromTheRecord() {
         String invalid = ACQUIRE.replace("\"ttl_seconds\":30", "\"ttl_seconds\":\"30\"");
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        byte[] rejected = ((Outbound.ReplyRecord) machine.step(command(0, invalid), state).answer().orElseThrow()).value();
+        PartitionDriver partition = partition(state);
+        byte[] rejected = ((Outbound.ReplyRecord) append(partition, command(0, invalid)).answer().orElseThrow()).value();
 
-        Outbound.DeadLetter dead = dead(machine.step(marker(1, invalid, MISSING, "lock.commands-0@0"), state));
+        Outbound.DeadLetter dead = dead(append(partition, marker(1, invalid, MISSING, "lock.commands-0@0")));
 
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_UNDELIVERABLE);
         assertThat(dead.reply().orElseThrow().value()).isEqualTo(rejected);
@@ -118,7 +131,8 @@ class UndeliverableMarkerTest {
     @Test
     void aMarkerNamingNoStoredReplyIsDeadLetteredAsGone() {
         PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
-        Outbound.DeadLetter dead = dead(machine.step(marker(5, ACQUIRE, MISSING, "lock.commands-0@2"), state));
+        PartitionDriver partition = partition(state);
+        Outbound.DeadLetter dead = dead(append(partition, marker(5, ACQUIRE, MISSING, "lock.commands-0@2")));
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_GONE);
         assertThat(dead.reply()).isEmpty();
         assertThat(state.lease("job")).as("never applied as a command").isEmpty();
@@ -127,9 +141,10 @@ class UndeliverableMarkerTest {
     @Test
     void aMarkerDoesNotReachBackToAReplyGivenAfterTheRecordItNames() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        machine.step(command(0, ACQUIRE.replace("r1", "other")), state);
-        machine.step(command(1, ACQUIRE), state);
-        Outbound.DeadLetter dead = dead(machine.step(marker(2, ACQUIRE, MISSING, "lock.commands-0@0"), state));
+        PartitionDriver partition = partition(state);
+        append(partition, command(0, ACQUIRE.replace("r1", "other")));
+        append(partition, command(1, ACQUIRE));
+        Outbound.DeadLetter dead = dead(append(partition, marker(2, ACQUIRE, MISSING, "lock.commands-0@0")));
         assertThat(dead.cause()).as("r1 was first applied at offset 1, after the record named").isEqualTo(
                 Outbound.Cause.REPLY_GONE);
     }
@@ -139,7 +154,8 @@ class UndeliverableMarkerTest {
         for (String replyOf : new String[] {null, "lock.commands-0@9", "lock.commands-0@5", "lock.commands-1@0",
                 "other-0@0", "lock.commands-0@x", "lock.commands-0@-1"}) {
             PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
-            Outbound.DeadLetter dead = dead(machine.step(marker(5, ACQUIRE, MISSING, replyOf), state));
+            PartitionDriver partition = partition(state);
+            Outbound.DeadLetter dead = dead(append(partition, marker(5, ACQUIRE, MISSING, replyOf)));
             assertThat(dead.cause()).as(String.valueOf(replyOf)).isEqualTo(Outbound.Cause.UNREADABLE);
             assertThat(dead.reason()).contains(DeadLetterHeaders.REPLY_OF);
             assertThat(state.lease("job")).isEmpty();
@@ -150,7 +166,8 @@ class UndeliverableMarkerTest {
     @Test
     void aMarkerOfARecordThatGotNoReplyIsDeadLetteredWithThatRecordsReason() {
         PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
-        Outbound.DeadLetter dead = dead(machine.step(marker(5, "not json", MISSING, "lock.commands-0@1"), state));
+        PartitionDriver partition = partition(state);
+        Outbound.DeadLetter dead = dead(append(partition, marker(5, "not json", MISSING, "lock.commands-0@1")));
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.UNREADABLE);
         assertThat(dead.reason()).startsWith("marks a record that got no reply: ");
         assertThat(dead.reply()).isEmpty();
@@ -159,8 +176,9 @@ class UndeliverableMarkerTest {
     @Test
     void aForgedReasonIsCut() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        machine.step(command(0, ACQUIRE), state);
-        Outbound.DeadLetter dead = dead(machine.step(marker(1, ACQUIRE, "x".repeat(10_000), "lock.commands-0@0"), state));
+        PartitionDriver partition = partition(state);
+        append(partition, command(0, ACQUIRE));
+        Outbound.DeadLetter dead = dead(append(partition, marker(1, ACQUIRE, "x".repeat(10_000), "lock.commands-0@0")));
         assertThat(dead.reason()).hasSize(Triage.MAX_REASON);
     }
 
@@ -172,12 +190,13 @@ class UndeliverableMarkerTest {
     @Test
     void aMarkCutToFitItsTopicIsDeadLetteredNamingTheRecordItMarks() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        machine.step(command(0, ACQUIRE), state);
+        PartitionDriver partition = partition(state);
+        append(partition, command(0, ACQUIRE));
         Inbound cut = with(with(marker(1, ACQUIRE, MISSING, "lock.commands-0@0"),
                 DeadLetterHeaders.ORIGINAL_KEY_BYTES, "1048000".getBytes(StandardCharsets.UTF_8)),
                 DeadLetterHeaders.ORIGINAL_KEY_SHA256, "ab".repeat(32).getBytes(StandardCharsets.UTF_8));
 
-        Outbound.DeadLetter dead = dead(machine.step(cut, state));
+        Outbound.DeadLetter dead = dead(append(partition, cut));
 
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_UNDELIVERABLE);
         assertThat(dead.reason()).contains("lock.commands-0@0").contains(MISSING).contains("too large");
@@ -190,16 +209,17 @@ class UndeliverableMarkerTest {
     @Test
     void aCorrelationIdOverTheBoundMakesTheCommandInvalidAndIsNotCopied() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
+        PartitionDriver partition = partition(state);
         String json = ACQUIRE.replace(",\"reply_to\":\"lock.replies.gone\"", "");
         Inbound atBound = with(command(0, json.replace("r1", "r-at")), "kafka_correlationId",
                 new byte[Limits.MAX_CORRELATION_ID_BYTES]);
-        Outbound.ReplyRecord copied = (Outbound.ReplyRecord) machine.step(atBound, state).answer().orElseThrow();
+        Outbound.ReplyRecord copied = (Outbound.ReplyRecord) append(partition, atBound).answer().orElseThrow();
         assertThat(new String(copied.value(), StandardCharsets.UTF_8)).contains("\"outcome\":\"acquired\"");
         assertThat(copied.correlationId()).hasValueSatisfying(id -> assertThat(id).hasSize(1024));
 
         Inbound over = with(command(1, json.replace("r1", "r-over")), "kafka_correlationId",
                 new byte[Limits.MAX_CORRELATION_ID_BYTES + 1]);
-        Outbound.ReplyRecord refused = (Outbound.ReplyRecord) machine.step(over, state).answer().orElseThrow();
+        Outbound.ReplyRecord refused = (Outbound.ReplyRecord) append(partition, over).answer().orElseThrow();
         String reply = new String(refused.value(), StandardCharsets.UTF_8);
         assertThat(reply).contains("\"outcome\":\"invalid\"").contains("\"field\":\"kafka_correlationId\"")
                 .contains("\"type\":\"acquire\"").contains("\"resource\":\"job\"");

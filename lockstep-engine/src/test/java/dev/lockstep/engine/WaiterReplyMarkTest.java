@@ -57,23 +57,34 @@ class WaiterReplyMarkTest {
                 InboundHeaders.of(headers), Optional.of(T0.plusSeconds(offset)));
     }
 
+    /** The worker's partition over {@code state}. */
+    private PartitionDriver partition(PartitionState state) {
+        return PartitionDriver.worker(machine, state, "lock.commands", 0);
+    }
+
+    /** Appends a record built for the partition's next offset, as it was built. */
+    private static Step append(PartitionDriver partition, Inbound record) {
+        assertThat(record.offset()).as("built for the next offset").isEqualTo(partition.nextOffset());
+        return partition.append(record.key(), record.value(), record.headers(), record.logAppendTime());
+    }
+
     private static Outbound.DeadLetter dead(Step step) {
         assertThat(step.answer()).get().isInstanceOf(Outbound.DeadLetter.class);
         return (Outbound.DeadLetter) step.answer().orElseThrow();
     }
 
     /** A holds; B waits with its replies routed to a missing topic; A's release grants B at offset 2. */
-    private Outbound.ReplyRecord handedOver(PartitionState state) {
-        machine.step(command(0, HOLD), state);
-        assertThat(machine.step(command(1, WAIT), state).answer()).as("B waits").isEmpty();
-        Step release = machine.step(command(2, RELEASE), state);
+    private static Outbound.ReplyRecord handedOver(PartitionDriver partition) {
+        append(partition, command(0, HOLD));
+        assertThat(append(partition, command(1, WAIT)).answer()).as("B waits").isEmpty();
+        Step release = append(partition, command(2, RELEASE));
         assertThat(release.deferred()).hasSize(1);
         return release.deferred().get(0);
     }
 
     @Test
     void theGrantIsPublishedByTheReleaseButAnswersTheAcquire() {
-        Outbound.ReplyRecord grant = handedOver(PartitionState.empty(PartitionPosition.START));
+        Outbound.ReplyRecord grant = handedOver(partition(PartitionState.empty(PartitionPosition.START)));
         assertThat(grant.source().offset()).isEqualTo(2);
         assertThat(grant.requestOffset()).isEqualTo(1);
         assertThat(grant.deferred()).isTrue();
@@ -85,10 +96,11 @@ class WaiterReplyMarkTest {
     @Test
     void theDeadLetterCarriesTheWaitersGrantOnItsRouteAndChangesNothing() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        Outbound.ReplyRecord grant = handedOver(state);
+        PartitionDriver partition = partition(state);
+        Outbound.ReplyRecord grant = handedOver(partition);
         RequestEntry entry = state.request("b1").orElseThrow();
 
-        Outbound.DeadLetter dead = dead(machine.step(mark(3, "lock.commands-0@1", "b1", GONE, 2), state));
+        Outbound.DeadLetter dead = dead(append(partition, mark(3, "lock.commands-0@1", "b1", GONE, 2)));
 
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_UNDELIVERABLE);
         assertThat(dead.reason()).isEqualTo(MISSING);
@@ -133,9 +145,9 @@ class WaiterReplyMarkTest {
         marks.add(mark(3, "lock.commands-0@0", "a1", GONE, null)); // answered at once, never deferred
         marks.add(mark(3, "lock.commands-0@1", "nobody", GONE, null));
         for (Inbound mark : marks) {
-            PartitionState state = PartitionState.empty(PartitionPosition.START);
-            handedOver(state);
-            Outbound.DeadLetter dead = dead(machine.step(mark, state));
+            PartitionDriver partition = partition(PartitionState.empty(PartitionPosition.START));
+            handedOver(partition);
+            Outbound.DeadLetter dead = dead(append(partition, mark));
             assertThat(dead.cause()).as(mark.toString()).isEqualTo(Outbound.Cause.REPLY_GONE);
             assertThat(dead.reply()).isEmpty();
         }
@@ -144,9 +156,10 @@ class WaiterReplyMarkTest {
     @Test
     void aMarkBeforeTheGrantNamesNoReply() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        machine.step(command(0, HOLD), state);
-        machine.step(command(1, WAIT), state);
-        Outbound.DeadLetter dead = dead(machine.step(mark(2, "lock.commands-0@1", "b1", GONE, null), state));
+        PartitionDriver partition = partition(state);
+        append(partition, command(0, HOLD));
+        append(partition, command(1, WAIT));
+        Outbound.DeadLetter dead = dead(append(partition, mark(2, "lock.commands-0@1", "b1", GONE, null)));
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_GONE);
         assertThat(state.queues().waiting("b1")).as("still waits").isPresent();
     }
@@ -154,13 +167,14 @@ class WaiterReplyMarkTest {
     @Test
     void aMarkWithARefusedRouteOrNoRequestIdIsDeadLetteredAndAppliesNothing() {
         PartitionState state = PartitionState.empty(PartitionPosition.START);
-        handedOver(state);
-        Outbound.DeadLetter refused = dead(machine.step(mark(3, "lock.commands-0@1", "b1", "payments", null), state));
+        PartitionDriver partition = partition(state);
+        handedOver(partition);
+        Outbound.DeadLetter refused = dead(append(partition, mark(3, "lock.commands-0@1", "b1", "payments", null)));
         assertThat(refused.cause()).isEqualTo(Outbound.Cause.ROUTE_REFUSED);
-        Outbound.DeadLetter empty = dead(machine.step(mark(4, "lock.commands-0@1", "", GONE, null), state));
+        Outbound.DeadLetter empty = dead(append(partition, mark(4, "lock.commands-0@1", "", GONE, null)));
         assertThat(empty.cause()).isEqualTo(Outbound.Cause.UNREADABLE);
         assertThat(empty.reason()).contains(DeadLetterHeaders.REPLY_REQUEST);
-        Outbound.DeadLetter later = dead(machine.step(mark(5, "lock.commands-0@9", "b1", GONE, null), state));
+        Outbound.DeadLetter later = dead(append(partition, mark(5, "lock.commands-0@9", "b1", GONE, null)));
         assertThat(later.cause()).as("names no earlier record").isEqualTo(Outbound.Cause.UNREADABLE);
         assertThat(state.lease("job").orElseThrow().owner()).isEqualTo("B");
         assertThat(state.position().nextOffset()).isEqualTo(6);

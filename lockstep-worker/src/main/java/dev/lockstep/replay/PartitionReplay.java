@@ -3,6 +3,7 @@ package dev.lockstep.replay;
 import dev.lockstep.engine.Checkpoint;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -18,6 +19,7 @@ import java.util.function.Function;
 
 /**
  * One partition's retained records through the worker's own {@link PartitionMachine}, in memory,
+ * by a {@link PartitionDriver} over the log (the hand-overs and ticks the worker appended are in it),
  * under the epochs the database recorded: what the worker must have published, and the state it
  * must have left. It starts from an empty state at offset 0 when the log still holds the
  * partition's first records, and otherwise from the earliest recorded checkpoint the log still
@@ -43,7 +45,7 @@ final class PartitionReplay {
     private int nextEpoch;
     private int nextCheckpoint;
     private int checkpointsCompared;
-    private PartitionMachine machine;
+    private PartitionDriver driver;
     private PartitionState state;
     private Optional<RecordedCheckpoint> startedFrom = Optional.empty();
     private long readFrom;
@@ -76,10 +78,10 @@ final class PartitionReplay {
         }
         RecordedEpoch first = sorted.get(0);
         if (first.origin() == EpochOrigin.FIRST_START && first.startOffset() == 0 && logStart == 0) {
-            replay.machine = new PartitionMachine(first.settings());
             replay.state = PartitionState.empty(new PartitionPosition(0, PartitionPosition.START.clock(),
                     first.tokenBase(), Optional.empty()));
             replay.state.forReplay();
+            replay.driver = PartitionDriver.log(new PartitionMachine(first.settings()), replay.state);
             replay.nextEpoch = 1;
             return replay;
         }
@@ -109,9 +111,9 @@ final class PartitionReplay {
         if (recorded.isEmpty()) {
             return false;
         }
-        machine = new PartitionMachine(epochs.get(following - 1).settings());
         state = recorded.get().state();
         state.forReplay();
+        driver = PartitionDriver.log(new PartitionMachine(epochs.get(following - 1).settings()), state);
         nextEpoch = following;
         nextCheckpoint = checkpoints.indexOf(checkpoint) + 1;
         startedFrom = Optional.of(checkpoint);
@@ -136,11 +138,11 @@ final class PartitionReplay {
                         + epoch.reason() + ")");
                 return;
             }
-            machine = new PartitionMachine(epoch.settings());
+            driver = PartitionDriver.log(new PartitionMachine(epoch.settings()), state);
         }
-        Step step = machine.step(record, state);
+        Step step = driver.apply(record);
         if (++replayed % COMPACT_EVERY == 0) {
-            state.compact(machine.settings());
+            state.compact(driver.machine().settings());
         }
         compareCheckpoints(record);
         sink.accept(record, step);
@@ -159,7 +161,7 @@ final class PartitionReplay {
                 continue;
             }
             checkpointsCompared++;
-            Checkpoint.of(state, machine.settings()).differenceFrom(stored.get()).ifPresent(difference ->
+            Checkpoint.of(state, driver.machine().settings()).differenceFrom(stored.get()).ifPresent(difference ->
                     divergences.add(new Divergence(Divergence.Kind.CHECKPOINT_DIFFERS, record.topic() + "-"
                             + record.partition() + "@" + next, Optional.empty(),
                             "the state the records before offset " + next + " leave",
@@ -196,6 +198,6 @@ final class PartitionReplay {
 
     /** The recorded settings in force after the last record replayed. */
     Optional<PartitionMachine> machine() {
-        return Optional.ofNullable(machine);
+        return Optional.ofNullable(driver).map(PartitionDriver::machine);
     }
 }

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.protocol.Tick;
 import dev.lockstep.store.DueHandOver;
@@ -43,7 +44,8 @@ final class Ticker implements AutoCloseable {
 
     /** How often the worker looks for ends no record has shown: the bound on an expiry event's delay. */
     static final Duration INTERVAL = Duration.ofMillis(250);
-    static final Duration RESEND_AFTER = Duration.ofSeconds(5);
+    /** The engine's model of this ticker ({@link PartitionDriver}) appends a hand-over again after the same time. */
+    static final Duration RESEND_AFTER = PartitionDriver.RESEND_AFTER;
 
     private static final Logger LOG = LoggerFactory.getLogger(Ticker.class);
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.Inbound;
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -46,8 +47,8 @@ class UndeliveredReplyCheckTest {
     /** The findings of a check of {@code log} against a reply topic on which nothing was published. */
     private List<ExpectedTexts.Finding> findings(List<Inbound> log) {
         Expectations expected = new Expectations(TimeWindow.ALL, "lock.commands", log.size());
-        PartitionState state = PartitionState.empty(PartitionPosition.START);
-        log.forEach(record -> expected.add(record, machine.step(record, state), true));
+        PartitionDriver replay = PartitionDriver.log(machine, PartitionState.empty(PartitionPosition.START));
+        log.forEach(record -> expected.add(record, replay.apply(record), true));
         PublicationCheck check = new PublicationCheck(expected, true, Map.of(0, 0L));
         check.endOfReplies(GONE);
         return check.findings();

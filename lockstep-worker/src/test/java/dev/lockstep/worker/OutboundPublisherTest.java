@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -126,13 +127,14 @@ class OutboundPublisherTest {
         String gone = "lock.replies.gone";
         OutboundPublisher publishing = MockPublishing.publisher(producer,
                 name -> name.equals(gone) ? Optional.empty() : Optional.of(new TopicCatalog.Topic(1, 1_048_588)));
-        PartitionState state = PartitionState.empty(PartitionPosition.START);
-        machine.step(record(0, "{\"request_id\":\"a1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"A\","
-                + "\"ttl_seconds\":30}"), state);
-        machine.step(record(1, "{\"request_id\":\"b1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"B\","
-                + "\"ttl_seconds\":30,\"wait_ms\":60000,\"reply_to\":\"" + gone + "\"}"), state);
-        Step release = machine.step(record(2, "{\"request_id\":\"rel\",\"type\":\"release\",\"resource\":\"job\","
-                + "\"owner\":\"A\"}"), state);
+        PartitionDriver partition = PartitionDriver.worker(machine, PartitionState.empty(PartitionPosition.START),
+                TOPICS.commands(), 0);
+        partition.append("job", "{\"request_id\":\"a1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"A\","
+                + "\"ttl_seconds\":30}", T0);
+        partition.append("job", "{\"request_id\":\"b1\",\"type\":\"acquire\",\"resource\":\"job\",\"owner\":\"B\","
+                + "\"ttl_seconds\":30,\"wait_ms\":60000,\"reply_to\":\"" + gone + "\"}", T0.plusSeconds(1));
+        Step release = partition.append("job", "{\"request_id\":\"rel\",\"type\":\"release\",\"resource\":\"job\","
+                + "\"owner\":\"A\"}", T0.plusSeconds(2));
 
         CompletableFuture<Void> acknowledged = publishing.send(List.copyOf(release.deferred()));
         assertThat(producer.completeNext()).isTrue();
@@ -146,16 +148,10 @@ class OutboundPublisherTest {
         assertThat(text(mark, "kafka_replyTopic")).isEqualTo(gone);
         assertThat(text(mark, DeadLetterHeaders.UNDELIVERABLE)).contains(gone).contains("does not exist");
 
-        Inbound logged = new Inbound(mark.topic(), 0, 3, mark.key(), mark.value(), InboundHeaders.of(mark.headers()),
-                Optional.of(T0.plusSeconds(3)));
-        Outbound.DeadLetter dead = (Outbound.DeadLetter) machine.step(logged, state).answer().orElseThrow();
+        Outbound.DeadLetter dead = (Outbound.DeadLetter) partition.append(mark.key(), mark.value(),
+                InboundHeaders.of(mark.headers()), Optional.of(T0.plusSeconds(3))).answer().orElseThrow();
         assertThat(dead.reply().orElseThrow().value()).isEqualTo(release.deferred().get(0).value());
         assertThat(dead.reply().orElseThrow().route().topic()).isEqualTo(gone);
-    }
-
-    private static Inbound record(long offset, String json) {
-        return new Inbound(TOPICS.commands(), 0, offset, "job".getBytes(StandardCharsets.UTF_8),
-                json.getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.of(T0.plusSeconds(offset)));
     }
 
     private static String text(ProducerRecord<byte[], byte[]> record, String header) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -46,8 +47,8 @@ class PartitionPipelineTest {
         if (databaseBehind) {
             throw new DatabaseBehindException(partition, floor - 1, floor);
         }
-        PartitionState state = PartitionState.empty(PartitionPosition.START);
-        return records.stream().map(record -> machine.step(record, state).answer().orElseThrow()).toList();
+        PartitionDriver log = PartitionDriver.log(machine, PartitionState.empty(PartitionPosition.START));
+        return records.stream().map(record -> log.apply(record).answer().orElseThrow()).toList();
     };
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final PartitionPipeline pipeline = new PartitionPipeline(processor, publisher, 2,
