@@ -2,7 +2,9 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Outcome;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.Fingerprint;
+import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyEncoder;
 import java.util.Optional;
@@ -32,16 +34,39 @@ final class Answers {
             return Optional.of(reject.reply(record));
         }
         Triaged.Apply apply = (Triaged.Apply) triaged;
+        Fingerprint fingerprint = Fingerprint.of(apply.command());
         Optional<RequestEntry> entry = state.request(apply.requestId()).filter(e -> e.offset() <= record.offset());
-        if (entry.isPresent() && entry.get().deferred() && entry.get().offset() == record.offset()
-                || entry.isEmpty() && state.queues().waiting(apply.requestId()).isPresent()) {
-            // An acquire that joined a queue here got no reply here: the record that decides it sends it.
-            return Optional.empty();
-        }
-        if (entry.isEmpty()) {
+        Optional<Waiter> waiting = state.queues().waiting(apply.requestId());
+        if (entry.isEmpty() && waiting.isPresent()) {
+            return whileWaiting(record, apply, waiting.get().offset(), waiting.get().fingerprint(), fingerprint);
+        } else if (entry.isPresent() && decidedAfter(entry.get(), record)) {
+            // Decided since: this record came while the acquire waited.
+            return whileWaiting(record, apply, entry.get().offset(), entry.get().fingerprint(), fingerprint);
+        } else if (entry.isEmpty()) {
             return Optional.of(new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE));
         }
-        return Optional.of(retried(record, apply, entry.get(), Fingerprint.of(apply.command())));
+        return Optional.of(retried(record, apply, entry.get(), fingerprint));
+    }
+
+    /**
+     * Whether a waiting acquire was decided after {@code record}'s own command: by a later record,
+     * or granted by this one (a hand-over follows the record's command; a wait that ends is
+     * answered before it).
+     */
+    private static boolean decidedAfter(RequestEntry entry, Inbound record) {
+        return entry.deferred() && (entry.decidedAt() > record.offset() || entry.decidedAt() == record.offset()
+                && ReplyDecoder.decode(entry.reply().bytes()).filter(r -> r.reply() instanceof Verdict.Acquired).isPresent());
+    }
+
+    /**
+     * A record of an acquire's request ID while that acquire waited in its queue: the acquire that
+     * joined it here, or a retry of it, got no reply (the record that decides it sends it); another
+     * command reusing the ID was invalid.
+     */
+    private static Optional<Outbound> whileWaiting(Inbound record, Triaged.Apply apply, long queuedAt,
+            Fingerprint queued, Fingerprint fingerprint) {
+        return queuedAt == record.offset() || queued.equals(fingerprint) ? Optional.empty()
+                : Optional.of(reusedRequestId(record, apply));
     }
 
     /**

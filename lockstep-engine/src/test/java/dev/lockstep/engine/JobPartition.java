@@ -22,7 +22,7 @@ final class JobPartition {
 
     final PartitionMachine machine;
     final PartitionState state = PartitionState.empty(PartitionPosition.START);
-    final PartitionDriver driver = PartitionDriver.worker(machine, state, "lock.commands", 0);
+    final PartitionDriver driver;
     private final Duration step;
     private Instant time = T0;
 
@@ -36,12 +36,12 @@ final class JobPartition {
         this.step = step;
         this.machine = new PartitionMachine(new EngineSettings(limits, Duration.ofMinutes(10),
                 new TopicAllowList(TopicAllowList.DEFAULT), "lock.replies", 1));
+        this.driver = PartitionDriver.worker(machine, state, "lock.commands", 0);
     }
 
     /** The next {@code records} records are gone from the log before they were applied: the partition is quarantined. */
     void lose(int records) {
-        offset += records;
-        state.position(state.position().afterLoss(offset));
+        state.position(state.position().afterLoss(state.position().nextOffset() + records));
     }
 
     /** The offset the next record gets. */

@@ -283,6 +283,48 @@ class QueueTest {
                 .containsExactlyElementsOf(first.events().stream().map(Outbound.Event::entry).toList());
     }
 
+    /** A request ID reused while its acquire waits is invalid, fetched again too: that reply is not lost with a crash. */
+    @Test
+    void aReusedRequestIdWhileItsAcquireWaitsIsInvalidAgainWhenFetchedAgain() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
+        Step reused = at(T0.plusSeconds(2), acquire("b", "next", 10, 60_000));
+        assertThat(verdict(reused)).isInstanceOf(Verdict.Invalid.class);
+
+        Step again = partition.driver.apply(partition.last());
+
+        assertThat(again.answer()).get().extracting(out -> ((Outbound.ReplyRecord) out).value())
+                .isEqualTo(((Outbound.ReplyRecord) reused.answer().orElseThrow()).value());
+    }
+
+    /** A retry while its acquire waited got nothing; fetched again after the grant, it gets nothing either. */
+    @Test
+    void aRetryWhileWaitingFetchedAgainAfterTheGrantPublishesNothing() {
+        at(T0, acquire("a", "holder", 30, 0));
+        at(T0.plusSeconds(1), acquire("b", "next", 30, 60_000));
+        assertThat(at(T0.plusSeconds(2), acquire("b", "next", 30, 60_000)).answer()).as("a retry while it waits").isEmpty();
+        Inbound retry = partition.last();
+        assertThat(at(T0.plusSeconds(3), release("r", "holder")).deferred()).hasSize(1);
+
+        assertThat(partition.driver.apply(retry).all()).isEmpty();
+    }
+
+    /** A retry at the very record that grants its acquire got no answer of its own, fetched again neither. */
+    @Test
+    void aRetryAtTheRecordThatGrantsItsAcquireGetsNoAnswerOfItsOwnFetchedAgainToo() {
+        at(T0, acquire("a", "holder", 5, 0));
+        at(T0.plusSeconds(2), acquire("b", "next", 1, 4_000));
+        Step granting = at(T0.plusSeconds(5), acquire("b", "next", 1, 4_000));
+        assertThat(granting.answer()).isEmpty();
+        assertThat(granting.deferred()).extracting(Outbound.ReplyRecord::requestId).containsExactly("b");
+
+        Step again = partition.driver.apply(partition.last());
+
+        assertThat(again.answer()).isEmpty();
+        assertThat(again.deferred()).extracting(Outbound.ReplyRecord::value)
+                .containsExactlyElementsOf(granting.deferred().stream().map(Outbound.ReplyRecord::value).toList());
+    }
+
     @Test
     void aReplayMakesTheSameRepliesAndEvents() {
         PartitionState replayed = PartitionState.empty(PartitionPosition.START);

@@ -60,19 +60,26 @@ final class StoreProjection {
         Instant endingAfter = position.clock();
         Instant endingBy = batch.latestTimeFrom(position.nextOffset()).orElse(endingAfter);
         Set<String> requestIds = batch.requestIds();
-        // WaiterRows.SELECT: the batch's resources, its request IDs, waits ending by its time, and
-        // the queues of resources with a lease ending within it.
+        // WaiterRows.SELECT: every queue when the batch may end a quarantine; else the whole queues of
+        // the batch's resources, of those with a lease ending within its time and of those with a
+        // wait ending by it; and the waiters of its request IDs.
+        boolean everyQueue = position.quarantine()
+                .filter(quarantine -> quarantine.until().filter(endingBy::isBefore).isEmpty()).isPresent();
         Set<String> ending = new HashSet<>();
         leases.values().stream().filter(lease -> endsWithin(lease, endingAfter, endingBy))
                 .forEach(lease -> ending.add(lease.resource()));
-        List<Waiter> loadedWaiters = waiters.values().stream().filter(w -> resources.contains(w.resource())
-                || requestIds.contains(w.requestId()) || !w.deadline().isAfter(endingBy)
+        Set<String> waitsEnding = new HashSet<>();
+        waiters.values().stream().filter(w -> !w.deadline().isAfter(endingBy)).forEach(w -> waitsEnding.add(w.resource()));
+        List<Waiter> loadedWaiters = waiters.values().stream().filter(w -> everyQueue || resources.contains(w.resource())
+                || requestIds.contains(w.requestId()) || waitsEnding.contains(w.resource())
                 || ending.contains(w.resource())).toList();
-        // LeaseRows.SELECT for those resources and the waiters' (BatchProcessor), and the leases ending within.
+        // LeaseRows.SELECT for those resources and the waiters' (BatchProcessor), and every lease of a
+        // resource with a lease ending within its time.
         Set<String> leaseResources = new HashSet<>(resources);
         loadedWaiters.forEach(w -> leaseResources.add(w.resource()));
-        List<Lease> loadedLeases = leases.values().stream().filter(lease -> leaseResources.contains(lease.resource())
-                || endsWithin(lease, endingAfter, endingBy)).toList();
+        leaseResources.addAll(ending);
+        List<Lease> loadedLeases = leases.values().stream().filter(lease -> leaseResources.contains(lease.resource()))
+                .toList();
         Map<LeaseKey, Long> seen = new HashMap<>();
         loadedLeases.forEach(lease -> seen.put(LeaseKey.of(lease), lease.fencingToken()));
         seenTokens = seen;
