@@ -119,8 +119,12 @@ final class AcquireAttempts {
         } else if (cause != null) {
             result.completeExceptionally(cause);
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
-            result.complete(Optional.of(HeldLease.start(client, acquired.lease(), ttl,
-                    acquired.waited().map(sentAt::plus).orElse(sentAt))));
+            HeldLease held = HeldLease.start(client, acquired.lease(), ttl,
+                    acquired.waited().map(sentAt::plus).orElse(sentAt));
+            if (!result.complete(Optional.of(held))) {
+                // Abandoned since the check above: the caller has nothing, so nobody would close it.
+                held.closeAsync();
+            }
         } else if (message.reply() instanceof Verdict.NotAcquired notAcquired
                 && notAcquired.reason().filter(end -> end == WaitEnd.WAIT_EXPIRED).isPresent()) {
             if (remaining().isZero()) {
