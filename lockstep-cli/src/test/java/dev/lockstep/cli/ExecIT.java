@@ -171,6 +171,19 @@ class ExecIT {
         assertThat(Files.readAllLines(log)).containsExactly("running", "TERM");
     }
 
+    /** Granted after waiting more than twice its TTL: the lease began at the grant, and the job runs to its end. */
+    @Test
+    void aJobGrantedAfterAWaitLongerThanItsTtlRunsToItsEnd() throws Exception {
+        Path log = dir.resolve("waited.log");
+        Process first = exec("waited-for", "runner-a", 4, 0, "echo first >> " + log + "; sleep 9; echo first-end >> " + log);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log));
+        Process second = exec("waited-for", "runner-b", 4, 60,
+                "echo second >> " + log + "; sleep 2; echo second-end >> " + log);
+        assertThat(exitCode(first)).isZero();
+        assertThat(exitCode(second)).as("the waiter's job, not terminated as it starts").isZero();
+        assertThat(Files.readAllLines(log)).containsExactly("first", "first-end", "second", "second-end");
+    }
+
     @Test
     void aJobWhoseLockIsHeldIsNotRun() throws Exception {
         Path log = dir.resolve("never.log");
