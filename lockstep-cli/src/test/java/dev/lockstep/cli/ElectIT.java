@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with SIGKILL is followed by the next candidate, whose job starts with a greater term; an observer
  * following the group sees each leader and the vacancy when the last one resigns.
  */
-@Tag("host-tools") // needs util-linux's setpriv and setsid
+@Tag("host-tools") // needs util-linux's setsid
 class ElectIT {
 
     @RegisterExtension

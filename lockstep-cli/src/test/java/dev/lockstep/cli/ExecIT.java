@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code lockstep exec}, as a real child process running real shell commands. */
-@Tag("host-tools") // needs util-linux's setpriv and setsid
+@Tag("host-tools") // needs util-linux's setsid
 class ExecIT {
 
     @RegisterExtension
@@ -198,7 +198,7 @@ class ExecIT {
 
     @Test
     void aJobDiesWithItsExecEvenOnSigkillAndTheNextExecNeverOverlapsIt() throws Exception {
-        assertThat(JobGroup.supported()).as("setpriv and setsid (util-linux) on this Linux machine").isTrue();
+        assertThat(JobGroup.supported()).as("setsid (util-linux) on this Linux machine").isTrue();
         Path pids = dir.resolve("first.pids");
         // Under nohup, as exec is often run: SIGHUP ignored from the start, so the watchdog must not rely on it.
         Process first = LockstepProcess.startUnderNohup(dir.resolve("exec.stderr").toFile(), execArgs("never-twice",
