@@ -27,14 +27,16 @@ import java.util.concurrent.CompletableFuture;
  */
 final class JobGroup {
 
-    // Orders, one a line: a signal's name, or "done" (the job ended: leave the group be).
+    // Its first line: the job's process group. Then orders, one a line: a signal's name, or "done"
+    // (the job ended: leave the group be). The pipe closed without "done": kill the group.
     private static final String KILLER = String.join("\n",
             "trap '' INT TERM HUP",
+            "read -r group || exit 0",
             "while read -r order; do",
             "  [ \"$order\" = done ] && exit 0",
-            "  kill -s \"$order\" -- \"-$1\" 2>/dev/null",
+            "  kill -s \"$order\" -- \"-$group\" 2>/dev/null",
             "done",
-            "kill -s KILL -- \"-$1\" 2>/dev/null");
+            "kill -s KILL -- \"-$group\" 2>/dev/null");
 
     private final Process job;
     /** The orders to the group's killer; empty for a job that is no group of its own. */
@@ -50,32 +52,44 @@ final class JobGroup {
         return Files.isExecutable(Path.of("/usr/bin/setsid")) && Files.isExecutable(Path.of("/bin/sh"));
     }
 
-    /** Starts the job, with this process's standard streams, and its killer. */
+    /**
+     * Starts the job, with this process's standard streams, and its killer. The killer runs first,
+     * and learns the job's group the moment the job runs: a guard that dies after starting the
+     * job leaves it to a killer that knows it.
+     */
     static JobGroup start(List<String> command, Map<String, String> environment) throws IOException {
-        boolean grouped = supported();
+        if (!supported()) {
+            return new JobGroup(job(command, environment), Optional.empty());
+        }
+        Process killer = new ProcessBuilder("/bin/sh", "-c", KILLER, "lockstep-guard")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        OutputStream orders = killer.getOutputStream();
         List<String> line = new ArrayList<>();
-        if (grouped) {
-            // Started by a process that leads no group, setsid makes the job's process the leader
-            // of a new session and group (its PID is the group's ID), without forking.
-            line.add("/usr/bin/setsid");
-        }
+        // Started by a process that leads no group, setsid makes the job's process the leader of a
+        // new session and group (its PID is the group's ID), without forking.
+        line.add("/usr/bin/setsid");
         line.addAll(command);
-        ProcessBuilder builder = new ProcessBuilder(line).inheritIO();
-        builder.environment().putAll(environment);
-        Process job = builder.start();
-        if (!grouped) {
-            return new JobGroup(job, Optional.empty());
-        }
+        Process job;
         try {
-            Process killer = new ProcessBuilder("/bin/sh", "-c", KILLER, "lockstep-guard", Long.toString(job.pid()))
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start();
-            return new JobGroup(job, Optional.of(killer.getOutputStream()));
+            job = job(line, environment);
         } catch (IOException e) {
-            job.destroyForcibly();
+            orders.close(); // nothing to kill: the killer ends
             throw e;
         }
+        JobGroup group = new JobGroup(job, Optional.of(orders));
+        if (!group.order(Long.toString(job.pid()))) {
+            job.destroyForcibly();
+            throw new IOException("the job's killer is gone");
+        }
+        return group;
+    }
+
+    private static Process job(List<String> line, Map<String, String> environment) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(line).inheritIO();
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     long pid() {
