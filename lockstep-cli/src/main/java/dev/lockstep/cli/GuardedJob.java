@@ -77,10 +77,16 @@ final class GuardedJob implements AutoCloseable {
                     "-cp", System.getProperty("java.class.path"), JobGuard.class.getName(), socket.toString()));
             line.addAll(command);
             Process guard = new ProcessBuilder(line).inheritIO().start();
+            // Gone once the guard connected, or as this JVM exits (not when it is killed before).
+            directory.toFile().deleteOnExit();
+            socket.toFile().deleteOnExit();
             CompletableFuture<SocketChannel> connection = new CompletableFuture<>();
             daemon("lockstep-guard-accept", () -> {
                 try {
                     connection.complete(server.accept());
+                    server.close();
+                    Files.deleteIfExists(socket);
+                    Files.deleteIfExists(directory);
                 } catch (IOException e) {
                     connection.completeExceptionally(e);
                 }
