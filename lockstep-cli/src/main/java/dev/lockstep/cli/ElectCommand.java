@@ -6,8 +6,11 @@ import dev.lockstep.client.LeaderElection;
 import dev.lockstep.client.LeaderElection.Leadership;
 import dev.lockstep.client.LeaseLost;
 import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.client.MonotonicClock;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyEncoder;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -32,8 +35,9 @@ import picocli.CommandLine.Spec;
             "Waits in line behind the candidates before it; when it leads, prints a JSON line "
                     + "(\"elected\", with the term: the lease's fencing token) and runs COMMAND with LOCKSTEP_TERM, "
                     + "LOCKSTEP_FENCING_TOKEN, LOCKSTEP_GROUP, LOCKSTEP_OWNER and LOCKSTEP_VALUE set, renewing the lease "
-                    + "while it runs; resigns when it exits, and exits with its exit code. If leadership is lost, "
-                    + "COMMAND gets SIGTERM, then SIGKILL after --grace, and lockstep exits 15.",
+                    + "while it runs; resigns when it exits, and exits with its exit code. If leadership is lost or not "
+                    + "renewed in time, COMMAND is stopped as 'lockstep exec' stops its command (SIGKILL by the lease's "
+                    + "local validity end, even if this JVM is frozen), and lockstep exits 15.",
             "Without COMMAND: leads until stopped (SIGTERM, Ctrl-C), printing a line when it is elected and when "
                     + "it loses a term (it then campaigns again), and resigns when stopped."})
 final class ElectCommand implements Callable<Integer> {
@@ -64,7 +68,8 @@ final class ElectCommand implements Callable<Integer> {
     long ttl;
 
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
-            description = "After leadership is lost, time between SIGTERM and SIGKILL. Default: ${DEFAULT-VALUE}.")
+            description = {"Time between SIGTERM and SIGKILL when leadership is lost or not renewed in time, at most "
+                + "about 0.117 x the TTL: SIGKILL never comes after the lease's local validity end. Default: ${DEFAULT-VALUE}."})
     long graceSeconds;
 
     @Mixin
@@ -102,7 +107,8 @@ final class ElectCommand implements Callable<Integer> {
                 }
             }
         };
-        try (LockClient locks = LockClient.start(client.settings());
+        LockClientSettings settings = client.settings();
+        try (LockClient locks = LockClient.start(settings);
                 LeaderElection election = LeaderElection.of(locks, group, owner.owner(), Duration.ofSeconds(ttl),
                         Optional.of(value.orElse(candidate)), listener)) {
             CountDownLatch stopped = new CountDownLatch(1);
@@ -110,24 +116,33 @@ final class ElectCommand implements Callable<Integer> {
                 election.resign();
                 stopped.countDown();
             });
-            CompletableFuture<Leadership> elected = election.campaign();
             if (command.isEmpty()) {
+                election.campaign();
                 stopped.await();
                 return ExitCodes.OK;
             }
-            Leadership term;
-            try {
-                term = elected.get();
-            } catch (CancellationException | ExecutionException e) {
-                return ExitCodes.NOT_ACQUIRED;
+            // The guard starts while this candidate campaigns.
+            try (GuardedJob job = GuardedJob.prepare(command, MonotonicClock.system())) {
+                Leadership term;
+                try {
+                    term = election.campaign().get();
+                } catch (CancellationException | ExecutionException e) {
+                    return ExitCodes.NOT_ACQUIRED;
+                }
+                return job.run(Map.of(
+                        "LOCKSTEP_TERM", Long.toString(term.term()),
+                        "LOCKSTEP_FENCING_TOKEN", Long.toString(term.term()),
+                        "LOCKSTEP_GROUP", group,
+                        "LOCKSTEP_OWNER", owner.owner(),
+                        "LOCKSTEP_VALUE", term.value().orElse("")), () -> election.validUntil(term.term()), lost,
+                        "leadership of " + group,
+                        GuardTimes.of(Duration.ofSeconds(graceSeconds), Duration.ofSeconds(ttl), settings),
+                        spec.commandLine().getErr());
+            } catch (IOException e) {
+                spec.commandLine().getErr().println("lockstep: cannot start the command's guard: " + e.getMessage());
+                spec.commandLine().getErr().flush();
+                return ExitCodes.CANNOT_RUN;
             }
-            return GuardedJob.run(command, Map.of(
-                    "LOCKSTEP_TERM", Long.toString(term.term()),
-                    "LOCKSTEP_FENCING_TOKEN", Long.toString(term.term()),
-                    "LOCKSTEP_GROUP", group,
-                    "LOCKSTEP_OWNER", owner.owner(),
-                    "LOCKSTEP_VALUE", term.value().orElse("")), lost, Duration.ofSeconds(graceSeconds),
-                    spec.commandLine().getErr());
         }
     }
 

@@ -2,8 +2,11 @@ package dev.lockstep.cli;
 
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.client.MonotonicClock;
 import dev.lockstep.core.Share;
 import dev.lockstep.protocol.ReplyEncoder;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -22,9 +25,11 @@ import picocli.CommandLine.Spec;
         description = {"Run a command while holding a lock, like flock or 'consul lock'.",
             "Acquires RESOURCE (waiting up to --wait), runs COMMAND with LOCKSTEP_FENCING_TOKEN, LOCKSTEP_RESOURCE, "
                     + "LOCKSTEP_OWNER and LOCKSTEP_EXPIRES_AT set, renews the lease while it runs, releases it when it exits, and exits "
-                    + "with its exit code. If the lease is lost, COMMAND gets SIGTERM, then SIGKILL after --grace, "
-                    + "and lockstep exits 15. Not acquired in time: COMMAND is not run, exit 10.",
-            "On Linux COMMAND runs as a process group that is killed if lockstep dies, even by SIGKILL."})
+                    + "with its exit code. A guard process outside this JVM kills COMMAND by the lease's local validity "
+                    + "end (90 %% of the TTL after the last renewal was sent), even if this JVM is frozen or killed: "
+                    + "SIGTERM --grace before it, SIGKILL at it; a lease known lost gets SIGTERM at once. Then lockstep "
+                    + "exits 15. Not acquired in time: COMMAND is not run, exit 10.",
+            "On Linux COMMAND runs as a process group, signalled as a whole."})
 final class ExecCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "RESOURCE", description = "The lock the command runs under.")
@@ -55,7 +60,8 @@ final class ExecCommand implements Callable<Integer> {
     Integer limit;
 
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
-            description = "After a lost lease, time between SIGTERM and SIGKILL. Default: ${DEFAULT-VALUE}.")
+            description = {"Time between SIGTERM and SIGKILL when the lease is lost or not renewed in time, at most "
+                + "about 0.117 x the TTL: SIGKILL never comes after the lease's local validity end. Default: ${DEFAULT-VALUE}."})
     long graceSeconds;
 
     @Mixin
@@ -78,7 +84,10 @@ final class ExecCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--limit is 1 to " + Share.MAX_LIMIT + ", not " + limit);
         }
         Share share = limit == null ? Share.EXCLUSIVE : Share.shared(limit);
-        try (LockClient locks = LockClient.start(client.settings())) {
+        LockClientSettings settings = client.settings();
+        // The guard starts while the lease is asked for.
+        try (GuardedJob job = GuardedJob.prepare(command, MonotonicClock.system());
+                LockClient locks = LockClient.start(settings)) {
             Optional<HeldLease> acquired = locks.blocking().tryAcquire(resource, owner.owner(), Duration.ofSeconds(ttl),
                     Duration.ofSeconds(waitSeconds), share);
             if (acquired.isEmpty()) {
@@ -88,19 +97,26 @@ final class ExecCommand implements Callable<Integer> {
                 return ExitCodes.NOT_ACQUIRED;
             }
             try (HeldLease lease = acquired.get()) {
-                return runHolding(lease, err);
+                return runHolding(job, lease, GuardTimes.of(Duration.ofSeconds(graceSeconds), Duration.ofSeconds(ttl),
+                        settings), err);
             }
+        } catch (IOException e) {
+            err.println("lockstep: cannot start the command's guard: " + e.getMessage());
+            err.flush();
+            return ExitCodes.CANNOT_RUN;
         }
     }
 
-    private int runHolding(HeldLease lease, PrintWriter err) throws InterruptedException {
-        return GuardedJob.run(command, Map.of(
+    private int runHolding(GuardedJob job, HeldLease lease, GuardTimes times, PrintWriter err)
+            throws InterruptedException {
+        return job.run(Map.of(
                 "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
                 "LOCKSTEP_RESOURCE", lease.resource(),
                 "LOCKSTEP_OWNER", lease.owner(),
                 "LOCKSTEP_EXPIRES_AT", ReplyEncoder.formatTime(lease.expiresAt()),
                 "LOCKSTEP_PERMIT", Integer.toString(lease.lease().permit())),
+                () -> lease.isLost() ? Optional.empty() : Optional.of(lease.validUntil()),
                 lease.lost().thenApply(lost -> "lease on " + resource + " lost (" + lost.reason() + ")"),
-                Duration.ofSeconds(graceSeconds), err);
+                "lease on " + resource, times, err);
     }
 }

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
 import java.io.IOException;
@@ -25,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with SIGKILL is followed by the next candidate, whose job starts with a greater term; an observer
  * following the group sees each leader and the vacancy when the last one resigns.
  */
-@Tag("host-tools") // needs util-linux's setpriv and setsid
+@Tag("host-tools") // needs util-linux's setsid
 class ElectIT {
 
     @RegisterExtension
@@ -52,7 +54,11 @@ class ElectIT {
     }
 
     private Process elect(String candidate, Path log) {
-        return LockstepProcess.start(dir.resolve(candidate + ".stderr").toFile(), cli("elect", "billing",
+        return elect("billing", candidate, log);
+    }
+
+    private Process elect(String group, String candidate, Path log) {
+        return LockstepProcess.start(dir.resolve(candidate + ".stderr").toFile(), cli("elect", group,
                 "--candidate", candidate, "--value", candidate + ":8080", "--ttl", "3", "--grace", "1", "--",
                 "sh", "-c", "echo \"$LOCKSTEP_GROUP $LOCKSTEP_TERM $LOCKSTEP_VALUE\" >> " + log
                         + "; i=0; while [ ! -f " + dir.resolve("done") + " ] && [ $i -lt 600 ]; do sleep 0.1; "
@@ -116,6 +122,32 @@ class ElectIT {
                 dir.resolve("leader.stderr").toFile(), cli("leader", "billing"));
         assertThat(asked.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(asked.exitValue()).as("vacant").isEqualTo(ExitCodes.NOT_FOUND);
+    }
+
+    /**
+     * A candidate that waited 8 s behind a leader killed with SIGKILL, and a few seconds more for its
+     * lease to expire, with a TTL of 3 s: its term began when it was granted, and its command runs.
+     */
+    @Test
+    void aCandidateThatWaitedLongerThanItsTtlRunsItsCommand() throws Exception {
+        Path log = dir.resolve("patient.log");
+        Process a = elect("patient", "a", log);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log) && Files.readAllLines(log).size() == 1);
+        Process b = elect("patient", "b", log);
+        try (LockClient client = env.startClient()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> client.blocking().status("patient")
+                    instanceof Verdict.Locked locked && locked.waiters() == 1);
+        }
+        Thread.sleep(8_000);
+        a.destroyForcibly();
+        assertThat(a.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.readAllLines(log).size() == 2);
+        assertThat(Files.readAllLines(log).get(1)).endsWith(" b:8080");
+        Thread.sleep(4_000); // longer than the TTL: a lease taken for expired would have ended the command by now
+        assertThat(b.isAlive()).as("b still leads, running its command").isTrue();
+        Files.createFile(dir.resolve("done"));
+        assertThat(b.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(b.exitValue()).as("the command's exit code").isZero();
     }
 
     /** Without a command: it leads until stopped, says so on a line, and resigns on SIGTERM. */

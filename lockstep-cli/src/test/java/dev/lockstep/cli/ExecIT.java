@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code lockstep exec}, as a real child process running real shell commands. */
-@Tag("host-tools") // needs util-linux's setpriv and setsid
+@Tag("host-tools") // needs util-linux's setsid
 class ExecIT {
 
     @RegisterExtension
@@ -171,6 +171,19 @@ class ExecIT {
         assertThat(Files.readAllLines(log)).containsExactly("running", "TERM");
     }
 
+    /** Granted after waiting more than twice its TTL: the lease began at the grant, and the job runs to its end. */
+    @Test
+    void aJobGrantedAfterAWaitLongerThanItsTtlRunsToItsEnd() throws Exception {
+        Path log = dir.resolve("waited.log");
+        Process first = exec("waited-for", "runner-a", 4, 0, "echo first >> " + log + "; sleep 9; echo first-end >> " + log);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(log));
+        Process second = exec("waited-for", "runner-b", 4, 60,
+                "echo second >> " + log + "; sleep 2; echo second-end >> " + log);
+        assertThat(exitCode(first)).isZero();
+        assertThat(exitCode(second)).as("the waiter's job, not terminated as it starts").isZero();
+        assertThat(Files.readAllLines(log)).containsExactly("first", "first-end", "second", "second-end");
+    }
+
     @Test
     void aJobWhoseLockIsHeldIsNotRun() throws Exception {
         Path log = dir.resolve("never.log");
@@ -185,7 +198,7 @@ class ExecIT {
 
     @Test
     void aJobDiesWithItsExecEvenOnSigkillAndTheNextExecNeverOverlapsIt() throws Exception {
-        assertThat(JobGroup.supported()).as("setpriv and setsid (util-linux) on this Linux machine").isTrue();
+        assertThat(JobGroup.supported()).as("setsid (util-linux) on this Linux machine").isTrue();
         Path pids = dir.resolve("first.pids");
         // Under nohup, as exec is often run: SIGHUP ignored from the start, so the watchdog must not rely on it.
         Process first = LockstepProcess.startUnderNohup(dir.resolve("exec.stderr").toFile(), execArgs("never-twice",

@@ -25,8 +25,10 @@ import java.util.concurrent.TimeUnit;
  * with the last attempt unanswered, it is cancelled: it leaves the queue, or a lease it may yet be
  * granted is released right after, not left to block the resource for its TTL.
  *
- * <p>A lease's local validity runs from the <em>first</em> send of the request that got it: a
- * retry's reply may answer the first send, applied by the worker any time after it.
+ * <p>A lease's local validity runs from the <em>first</em> send of the request that got it (a
+ * retry's reply may answer the first send, applied by the worker any time after it) plus, for a
+ * grant after a wait, the log time it waited ({@link Verdict.Acquired#waited()}): the acquire's
+ * record came after its first send, and the grant that long after the record.
  */
 final class AcquireAttempts {
 
@@ -44,7 +46,7 @@ final class AcquireAttempts {
     private Duration backoff = FIRST_BACKOFF;
     /** The acquire attempted now (sent again as it is: the same request ID asks the same), and when it was first sent. */
     private Command.Acquire current;
-    private Instant firstSent;
+    private MonotonicInstant firstSent;
     private boolean abandoned;
 
     AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Share share, Instant deadline) {
@@ -88,9 +90,9 @@ final class AcquireAttempts {
         }
         if (current == null || !id.equals(current.requestId())) {
             current = new Command.Acquire(id, resource, owner, ttl, queueing(), share, value);
-            firstSent = client.clock().instant();
+            firstSent = client.monotonicClock().now();
         }
-        Instant sentAt = firstSent;
+        MonotonicInstant sentAt = firstSent;
         Command.Acquire acquire = current;
         client.request(acquire, client.settings().requestTimeout().plus(acquire.maxWait()))
                 .whenComplete((reply, error) -> onReply(acquire, sentAt, reply, error));
@@ -101,7 +103,7 @@ final class AcquireAttempts {
         return min(remaining().truncatedTo(ChronoUnit.MILLIS), Limits.MAX_WAIT);
     }
 
-    private void onReply(Command.Acquire acquire, Instant sentAt, ReplyMessage message, Throwable error) {
+    private void onReply(Command.Acquire acquire, MonotonicInstant sentAt, ReplyMessage message, Throwable error) {
         Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         synchronized (this) {
             if (abandoned) {
@@ -117,7 +119,12 @@ final class AcquireAttempts {
         } else if (cause != null) {
             result.completeExceptionally(cause);
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
-            result.complete(Optional.of(HeldLease.start(client, acquired.lease(), ttl, sentAt)));
+            HeldLease held = HeldLease.start(client, acquired.lease(), ttl,
+                    acquired.waited().map(sentAt::plus).orElse(sentAt));
+            if (!result.complete(Optional.of(held))) {
+                // Abandoned since the check above: the caller has nothing, so nobody would close it.
+                held.closeAsync();
+            }
         } else if (message.reply() instanceof Verdict.NotAcquired notAcquired
                 && notAcquired.reason().filter(end -> end == WaitEnd.WAIT_EXPIRED).isPresent()) {
             if (remaining().isZero()) {

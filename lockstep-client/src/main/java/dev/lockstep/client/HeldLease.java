@@ -23,9 +23,12 @@ import org.slf4j.LoggerFactory;
  * new grant on a resource, so a write from a stale holder is always rejected there.
  *
  * <p><b>Loss.</b> The lease counts as lost when a renewal is answered {@code not_found} or
- * {@code forbidden}, or when no renewal succeeded within {@code ttl * (1 - safety margin)} after
- * the last successful one was <em>sent</em> (measured on the local clock, which never runs ahead
- * of the worker's view of that lease).
+ * {@code forbidden}, or when its local validity ends before a renewal extended it:
+ * {@code ttl * (1 - safety margin)} after the last successful renewal was <em>sent</em>, or after
+ * the grant's earliest possible start (its acquire's first send, plus the time it waited in the
+ * queue, which the grant reports in log time). It is measured on a monotonic clock, which never
+ * runs ahead of the worker's view of that lease as long as the clocks' rates differ by less than
+ * the margin (docs/client.md, "The clock assumption").
  */
 public final class HeldLease implements AutoCloseable {
 
@@ -34,29 +37,40 @@ public final class HeldLease implements AutoCloseable {
     private final LockClient client;
     private final Duration ttl;
     private final CompletableFuture<LeaseLost> lost = new CompletableFuture<>();
+    private final LocalValidity validity;
     private volatile Lease lease;
-    private volatile Instant validUntil;
     private volatile boolean closed;
     private ScheduledFuture<?> renewal;
-    private ScheduledFuture<?> expiry;
 
-    private HeldLease(LockClient client, Lease lease, Duration ttl) {
+    private HeldLease(LockClient client, Lease lease, Duration ttl, MonotonicInstant began) {
         this.client = client;
         this.lease = lease;
         this.ttl = ttl;
+        this.validity = new LocalValidity(client.monotonicClock(), client.scheduler(), began.plus(window()),
+                () -> lose(LeaseLost.Reason.EXPIRED));
     }
 
-    /** Takes over a granted lease: schedules its renewals and its local expiry check. */
-    static HeldLease start(LockClient client, Lease granted, Duration ttl, Instant sentAt) {
-        HeldLease held = new HeldLease(client, granted, ttl);
-        held.renewed(granted, sentAt);
-        long every = Math.max(1, (long) (ttl.toMillis() * client.settings().renewFraction()));
-        // The first renewal is due counted from the grant's first send, like the local validity: a
-        // reply that came slowly leaves less of the lease, not a later renewal.
-        long sinceSent = Math.max(0, Duration.between(sentAt, client.clock().instant()).toMillis());
-        held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, Math.max(0, every - sinceSent), every,
-                TimeUnit.MILLISECONDS);
+    /**
+     * Takes over a granted lease: schedules its renewals and its local validity's end.
+     *
+     * @param began the earliest the lease can have begun, on the client's monotonic clock: the first
+     *     send of the acquire that got it, plus the time it waited in the queue
+     */
+    static HeldLease start(LockClient client, Lease granted, Duration ttl, MonotonicInstant began) {
+        HeldLease held = new HeldLease(client, granted, ttl, began);
+        long every = Math.max(1, (long) (ttl.toNanos() * client.settings().renewFraction()));
+        // The first renewal is due counted from the lease's start, like the local validity: a reply
+        // that came slowly leaves less of the lease, not a later renewal.
+        long sinceBegan = Math.max(0, began.until(client.monotonicClock().now()).toNanos());
+        held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, Math.max(0, every - sinceBegan), every,
+                TimeUnit.NANOSECONDS);
+        held.validity.start();
         return held;
+    }
+
+    /** How long a renewal's send (or the grant's start) keeps the lease valid here: the TTL less the safety margin. */
+    private Duration window() {
+        return Duration.ofNanos((long) (ttl.toNanos() * (1 - client.settings().safetyMarginFraction())));
     }
 
     public String resource() {
@@ -82,7 +96,22 @@ public final class HeldLease implements AutoCloseable {
         return lease.expiresAt();
     }
 
-    /** Completes the moment the lease is known, or must be assumed, lost. Never completes for a lease closed in time. */
+    /**
+     * The end of the lease's local validity: until when this holder may act on it, on the client's
+     * monotonic clock ({@link MonotonicClock#system()}). A renewal answered moves it on; when it
+     * passes, {@link #lost()} completes ({@link LeaseLost.Reason#EXPIRED}). It comes before the
+     * lease's end in the log under the clock assumption (docs/client.md), so a guard of its own (as
+     * {@code lockstep exec}'s) may stop the work by then.
+     */
+    public MonotonicInstant validUntil() {
+        return validity.end();
+    }
+
+    /**
+     * Completes the moment the lease is known, or must be assumed, lost: at the latest when its
+     * local validity ends ({@link #validUntil()}), even while every renewal fails or hangs. Never
+     * completes for a lease closed in time.
+     */
     public CompletableFuture<LeaseLost> lost() {
         return lost.copy();
     }
@@ -91,25 +120,21 @@ public final class HeldLease implements AutoCloseable {
         return lost.isDone();
     }
 
-    private synchronized void renewed(Lease current, Instant sentAt) {
+    private void renewed(Lease current, MonotonicInstant sentAt) {
         lease = current;
-        validUntil = sentAt.plusMillis((long) (ttl.toMillis() * (1 - client.settings().safetyMarginFraction())));
-        if (expiry != null) {
-            expiry.cancel(false);
-        }
-        long delay = Math.max(0, Duration.between(client.clock().instant(), validUntil).toMillis());
-        expiry = client.scheduler().schedule(this::checkExpiry, delay, TimeUnit.MILLISECONDS);
+        validity.extend(sentAt.plus(window()));
     }
 
     private void renewNow() {
         if (closed || isLost()) {
             return;
         }
-        Instant sentAt = client.clock().instant();
+        MonotonicInstant sentAt = client.monotonicClock().now();
         client.renew(lease.resource(), lease.owner(), ttl, OptionalLong.of(lease.fencingToken()))
                 .whenComplete((reply, error) -> {
                     if (error != null) {
-                        LOG.warn("renewing {} failed (will retry until {}): {}", lease.resource(), validUntil,
+                        LOG.warn("renewing {} failed (will retry while it is valid here, for {} more): {}",
+                                lease.resource(), client.monotonicClock().now().until(validity.end()),
                                 error.getMessage());
                     } else if (reply instanceof Verdict.Renewed renewed) {
                         renewed(renewed.lease(), sentAt);
@@ -124,7 +149,7 @@ public final class HeldLease implements AutoCloseable {
     }
 
     private synchronized void checkExpiry() {
-        if (!closed && !client.clock().instant().isBefore(validUntil)) {
+        if (!closed && validity.hasPassed()) {
             lose(LeaseLost.Reason.EXPIRED);
         }
     }
@@ -143,9 +168,7 @@ public final class HeldLease implements AutoCloseable {
         if (renewal != null) {
             renewal.cancel(false);
         }
-        if (expiry != null) {
-            expiry.cancel(false);
-        }
+        validity.stop();
     }
 
     /**

@@ -125,6 +125,16 @@ public final class LeaderElection implements AutoCloseable {
     }
 
     /**
+     * Until when this candidate may act as leader in {@code term}: its lease's local validity end
+     * ({@link HeldLease#validUntil()}), while it leads in that term; empty once it does not.
+     */
+    public Optional<MonotonicInstant> validUntil(long term) {
+        HeldLease lease = held;
+        return lease == null || lease.isLost() || lease.fencingToken() != term ? Optional.empty()
+                : Optional.of(lease.validUntil());
+    }
+
+    /**
      * Stops campaigning: a leader releases its lease (the next candidate leads at once), a waiting
      * candidate leaves the queue. Completes when the broker has the release or the cancellation.
      */

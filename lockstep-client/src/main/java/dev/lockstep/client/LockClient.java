@@ -48,14 +48,16 @@ public final class LockClient implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Clock clock;
     private volatile boolean closed;
+    private final MonotonicClock monotonicClock;
 
     private LockClient(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
-            ScheduledExecutorService scheduler, Clock clock) {
+            ScheduledExecutorService scheduler, Clock clock, MonotonicClock monotonicClock) {
         this.settings = settings;
         this.publisher = publisher;
         this.replies = replies;
         this.scheduler = scheduler;
         this.clock = clock;
+        this.monotonicClock = monotonicClock;
     }
 
     /**
@@ -65,6 +67,11 @@ public final class LockClient implements AutoCloseable {
      * @throws LockClientException when the broker or the reply topic cannot be reached in time
      */
     public static LockClient start(LockClientSettings settings) {
+        return start(settings, MonotonicClock.system());
+    }
+
+    /** As {@link #start(LockClientSettings)}, measuring its leases' local validity on {@code monotonicClock}. */
+    static LockClient start(LockClientSettings settings, MonotonicClock monotonicClock) {
         // Positioning on the reply partition asks the cluster twice; the producer is made meanwhile.
         CompletableFuture<ReplyListener> listening = CompletableFuture.supplyAsync(() -> ReplyListener.start(
                 settings.kafka(), settings.topics().replies(), settings.replyPartition(), settings.requestTimeout()));
@@ -76,18 +83,23 @@ public final class LockClient implements AutoCloseable {
             publisher.closeNow();
             throw e.getCause() instanceof RuntimeException cause ? cause : e;
         }
-        return start(settings, publisher, replies);
+        return start(settings, publisher, replies, monotonicClock);
     }
 
     /** A client on this publisher and reply reader; starts its timer thread. */
     static LockClient start(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies) {
+        return start(settings, publisher, replies, MonotonicClock.system());
+    }
+
+    private static LockClient start(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
+            MonotonicClock monotonicClock) {
         ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread thread = new Thread(r, "lockstep-client-timer");
             thread.setDaemon(true);
             return thread;
         });
         scheduler.setRemoveOnCancelPolicy(true);
-        return new LockClient(settings, publisher, replies, scheduler, Clock.systemUTC());
+        return new LockClient(settings, publisher, replies, scheduler, Clock.systemUTC(), monotonicClock);
     }
 
     public static String newRequestId() {
@@ -304,8 +316,14 @@ public final class LockClient implements AutoCloseable {
         return scheduler;
     }
 
+    /** The wall clock: for waits, and for when a loss was learnt ({@link LeaseLost#at()}). */
     Clock clock() {
         return clock;
+    }
+
+    /** The clock leases' local validity is measured on. */
+    MonotonicClock monotonicClock() {
+        return monotonicClock;
     }
 
     /** Requests still waiting for a reply. */

@@ -15,7 +15,9 @@ import java.util.OptionalInt;
  *     other's replies
  * @param renewFraction auto-renewal runs every {@code ttl * renewFraction}
  * @param safetyMarginFraction a lease counts as lost once {@code ttl * (1 - safetyMarginFraction)}
- *     passed since the last successful renewal was sent, by the local clock
+ *     passed since the last successful renewal was sent, by the client's monotonic clock: the
+ *     margin covers a difference between that clock's rate and the log's (docs/client.md, "The
+ *     clock assumption")
  */
 public record LockClientSettings(KafkaSettings kafka, TopicNames topics, Duration requestTimeout,
         OptionalInt replyPartition, double renewFraction, double safetyMarginFraction) {
