@@ -129,6 +129,8 @@ final class JavaHolders implements AutoCloseable {
             try {
                 lease.lost().get(Math.min(WRITE_EVERY.toMillis(), Duration.between(now, end).toMillis()),
                         TimeUnit.MILLISECONDS);
+                // Told: its callback may not have run yet on the thread that completed it.
+                lostAt.compareAndSet(null, recorder.now());
             } catch (TimeoutException e) {
                 // held on
             } catch (InterruptedException e) {
