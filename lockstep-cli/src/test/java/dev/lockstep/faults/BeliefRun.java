@@ -216,6 +216,7 @@ final class BeliefRun implements AutoCloseable {
         assertThat(recorder.beliefsByKind()).as("beliefs recorded by every kind of client")
                 .containsOnlyKeys(ClientKind.values()).allSatisfy((kind, count) -> assertThat(count).isPositive());
         assertThat(recorder.store().accepted()).as("writes accepted by the fenced store").isNotEmpty();
+        assertThat(result.leasesGranted()).as("leases granted").isGreaterThan(50);
         result.assertSafe();
         assertThat(replay.divergences()).as("what lockstep replay found").isEmpty();
         assertThat(replay.unverifiable()).as("what lockstep replay could not verify").isEmpty();
