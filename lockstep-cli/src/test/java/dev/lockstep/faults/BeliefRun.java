@@ -88,9 +88,6 @@ final class BeliefRun implements AutoCloseable {
                 new FencedStore()));
     }
 
-    TopicNames topics() {
-        return topics;
-    }
 
     BeliefRecorder recorder() {
         return recorder;

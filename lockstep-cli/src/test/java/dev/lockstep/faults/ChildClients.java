@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -246,10 +245,10 @@ final class ChildClients implements AutoCloseable {
     }
 
     /** Each client's exit codes: {@code exec-1={0=3, 10=1}}. */
-    Map<String, Map<Integer, Integer>> exits() {
-        Map<String, Map<Integer, Integer>> exits = new HashMap<>();
+    synchronized Map<String, Map<Integer, Integer>> exits() {
+        Map<String, Map<Integer, Integer>> exits = new TreeMap<>();
         children.forEach(child -> exits.put(child.client, child.exits()));
-        return new TreeMap<>(exits);
+        return exits;
     }
 
     static Path directory(String name) {

@@ -14,9 +14,4 @@ enum ClientKind {
         int dash = client.indexOf('-');
         return valueOf((dash < 0 ? client : client.substring(0, dash)).toUpperCase(Locale.ROOT));
     }
-
-    /** A client's name of this kind. */
-    String named(String suffix) {
-        return name().toLowerCase(Locale.ROOT) + "-" + suffix;
-    }
 }
