@@ -91,10 +91,9 @@ final class ChildWorker implements AutoCloseable {
         return Files.readString(log);
     }
 
-    private void signal(String signal) throws IOException, InterruptedException {
-        int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
-        if (exit != 0) {
-            throw new IllegalStateException("kill -" + signal + " " + name + " failed: " + exit);
+    private void signal(String signal) throws InterruptedException {
+        if (!UnixSignals.send(process.pid(), signal)) {
+            throw new IllegalStateException("kill -" + signal + " " + name + " failed");
         }
     }
 

@@ -127,6 +127,11 @@ final class FaultRun implements AutoCloseable {
                 result.requestsSent(), result.logRecords(), result.replies(), result.leasesGranted(), faults,
                 load.failedSends(), result.violations().size());
         System.out.print("fault run: " + line);
+        appendResult(line);
+    }
+
+    /** Appends a table row to {@code target/reliability/results.md}, where docs/reliability.md takes its figures from. */
+    static void appendResult(String line) {
         try {
             Path file = Path.of("target", "reliability", "results.md");
             Files.createDirectories(file.getParent());

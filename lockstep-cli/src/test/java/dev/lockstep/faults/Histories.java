@@ -4,6 +4,9 @@ import dev.lockstep.history.History;
 import dev.lockstep.history.LoggedRecord;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.kafka.LogReader;
+import dev.lockstep.protocol.CommandDecoder;
+import dev.lockstep.protocol.Limits;
+import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +18,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,6 +45,29 @@ final class Histories {
                 // A batch's events are acknowledged with its replies, not necessarily visible with them.
                 LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
                 return read(kafka, topics, sent);
+            }
+            LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
+        }
+    }
+
+    /**
+     * A run of real clients, whose request IDs the test does not see: the requests are those the
+     * command log holds (what the broker acknowledged is what it kept). Waits until each is answered
+     * (or {@code patience} has passed: the checker then names the unanswered ones).
+     */
+    static History awaitAnswered(KafkaSettings kafka, TopicNames topics, Duration patience) {
+        CommandDecoder decoder = new CommandDecoder(Limits.defaults());
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (true) {
+            History read = read(kafka, topics, Set.of());
+            Set<String> logged = new HashSet<>();
+            read.log().forEach(record -> {
+                if (decoder.decode(record.key(), record.value()) instanceof ParsedCommand.Valid valid) {
+                    logged.add(valid.requestId());
+                }
+            });
+            if (read.replies().keySet().containsAll(logged) || System.nanoTime() > deadline) {
+                return new History(logged, read.log(), read.replies());
             }
             LockSupport.parkNanos(Duration.ofSeconds(1).toNanos());
         }

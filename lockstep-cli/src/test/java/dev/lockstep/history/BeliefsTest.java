@@ -57,6 +57,16 @@ class BeliefsTest {
     }
 
     @Test
+    void twoClientsOfOneOwnerHoldingItsLeaseAtOnceAreOneHolderButAnotherOfItsTokensIsNot() {
+        assertThat(Beliefs.violations(LEASES, List.of(lock("thread-1", "a", 1, 5, 2_000),
+                lock("thread-2", "a", 1, 1_000, 2_900)))).isEmpty();
+        assertThat(Beliefs.violations(Map.of("job", List.of(new HistoryChecker.SeenLease("a", 1, at(0), at(3_000)),
+                new HistoryChecker.SeenLease("a", 5, at(0), at(6_000)))), List.of(lock("thread-1", "a", 1, 5, 2_000),
+                lock("thread-2", "a", 5, 1_000, 2_900)))).singleElement().asString()
+                .startsWith("two clients acted as holders at once");
+    }
+
+    @Test
     void sharedHoldersUpToTheirLimitAreSafeAndOneMoreIsCaught() {
         assertThat(Beliefs.violations(LEASES, List.of(permit("a", 1, 3), permit("b", 2, 3), permit("c", 3, 3))))
                 .isEmpty();

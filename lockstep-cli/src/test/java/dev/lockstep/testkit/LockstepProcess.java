@@ -50,7 +50,12 @@ public final class LockstepProcess {
 
     /** As {@link #start(File, String...)}, with its stdout written to {@code stdout} as it comes. */
     public static Process startWithOutput(File stdout, File stderr, String... args) {
-        return start(List.of(), Optional.of(stdout), stderr, Map.of(), args);
+        return startWithOutput(stdout, stderr, Map.of(), args);
+    }
+
+    /** As {@link #startWithOutput(File, File, String...)}, with {@code env} added to this process's environment. */
+    public static Process startWithOutput(File stdout, File stderr, Map<String, String> env, String... args) {
+        return start(List.of(), Optional.of(stdout), stderr, env, args);
     }
 
     private static Process start(List<String> prefix, File stderr, Map<String, String> env, String... args) {
