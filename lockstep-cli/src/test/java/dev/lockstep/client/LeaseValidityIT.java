@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -89,6 +90,52 @@ class LeaseValidityIT {
             assertThat(commands.matching(r -> text(r).contains("\"type\":\"renew\"")
                     && text(r).contains("\"resource\":\"abandoned\""))).as("renewals of a lease nobody holds").isEmpty();
             assertThat(client.blocking().status("abandoned")).isEqualTo(new Verdict.NotFound());
+        }
+    }
+
+    /**
+     * A grant whose reply comes after the lease's local validity (a worker that took the partition
+     * over, a link that healed) is never handed over as held: the acquire is sent again, extends
+     * the lease from a send of its own, and that lease is held.
+     */
+    @Test
+    void aGrantThatComesAfterItsLocalValidityIsAcquiredAgainNotHandedOverDead() throws Exception {
+        Thread caller = Thread.currentThread();
+        AtomicLong skew = new AtomicLong();
+        // The reply "comes" a TTL late: the clock jumps as it is first read off the caller's thread.
+        MonotonicClock clock = () -> {
+            if (Thread.currentThread() != caller) {
+                skew.compareAndSet(0, Duration.ofSeconds(3).toNanos());
+            }
+            return new MonotonicInstant(System.nanoTime() + skew.get());
+        };
+        try (LockClient late = LockClient.start(client.settings(), clock);
+                TopicCollector commands = env.collect(env.topics().commands())) {
+            HeldLease held = late.tryAcquire("late-reply", "slow", Duration.ofSeconds(3), Duration.ofSeconds(10))
+                    .get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(held.isLost()).as("handed over alive").isFalse();
+            assertThat(commands.matching(r -> text(r).contains("\"type\":\"acquire\"")
+                    && text(r).contains("\"resource\":\"late-reply\""))).as("sent again after the late grant").hasSize(2);
+            held.close();
+        }
+    }
+
+    /**
+     * Cut off from the broker, a renewal's send blocks while Kafka waits for metadata; the loss is
+     * signalled at the local validity end all the same: no send holds up the timer that says so.
+     */
+    @Test
+    void aHolderCutOffFromTheBrokerIsToldOfTheLossAtItsValidityEnd() throws Exception {
+        try (LockClient behind = env.startClient(LockClientSettings.defaults(env.proxiedKafka()).withTopics(env.topics()))) {
+            HeldLease held = behind.blocking().tryAcquire("cut-off", "holder", Duration.ofSeconds(3), Duration.ZERO)
+                    .orElseThrow();
+            env.brokerLink().cut();
+            LeaseLost lost = held.lost().get(10, TimeUnit.SECONDS);
+            MonotonicInstant toldAt = MonotonicClock.system().now();
+            assertThat(lost.reason()).isEqualTo(LeaseLost.Reason.EXPIRED);
+            assertThat(held.validUntil().until(toldAt)).as("told after its validity end by")
+                    .isLessThan(Duration.ofMillis(250));
+            env.brokerLink().heal();
         }
     }
 

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The loop behind {@link LockClient#tryAcquire}. Each attempt waits in the resource's queue for
@@ -31,6 +33,8 @@ import java.util.concurrent.TimeUnit;
  * record came after its first send, and the grant that long after the record.
  */
 final class AcquireAttempts {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AcquireAttempts.class);
 
     private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
@@ -119,8 +123,20 @@ final class AcquireAttempts {
         } else if (cause != null) {
             result.completeExceptionally(cause);
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
-            HeldLease held = HeldLease.start(client, acquired.lease(), ttl,
-                    acquired.waited().map(sentAt::plus).orElse(sentAt));
+            MonotonicInstant began = acquired.waited().map(sentAt::plus).orElse(sentAt);
+            if (!client.monotonicClock().now().isBefore(began.plus(HeldLease.validFor(ttl, client.settings())))) {
+                // The reply came too late to act on (a worker that took over, a link that healed):
+                // not handed to the caller. Acquired again it is extended, from a send of its own.
+                LOG.debug("the grant of {} (token {}) came after its local validity; acquiring again", resource,
+                        acquired.lease().fencingToken());
+                if (remaining().isZero()) {
+                    result.complete(Optional.empty());
+                } else {
+                    attempt(LockClient.newRequestId());
+                }
+                return;
+            }
+            HeldLease held = HeldLease.start(client, acquired.lease(), ttl, began);
             if (!result.complete(Optional.of(held))) {
                 // Abandoned since the check above: the caller has nothing, so nobody would close it.
                 held.closeAsync();

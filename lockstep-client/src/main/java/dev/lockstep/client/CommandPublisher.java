@@ -5,6 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -13,11 +17,23 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** Publishes command records to the command topic, each saying where its reply goes. */
+/**
+ * Publishes command records to the command topic, each saying where its reply goes.
+ *
+ * <p>A send runs on a thread of its own, one after the other in the order published (a
+ * cancellation after its acquire): Kafka's {@code send} blocks while the broker's metadata cannot
+ * be had (up to {@code max.block.ms}), and a caller on the client's timer thread (a renewal) must
+ * not hold up the timer that says a lease's validity ended.
+ */
 final class CommandPublisher implements AutoCloseable {
 
     private final Producer<byte[], byte[]> producer;
     private final LockClientSettings settings;
+    private final ExecutorService sender = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "lockstep-client-publisher");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     CommandPublisher(Producer<byte[], byte[]> producer, LockClientSettings settings) {
         this.producer = producer;
@@ -43,19 +59,28 @@ final class CommandPublisher implements AutoCloseable {
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replyPartition).array());
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null, key, value,
+                headers);
         try {
-            producer.send(new ProducerRecord<>(settings.topics().commands(), null, key, value, headers),
-                    (metadata, error) -> {
-                        if (error != null) {
-                            published.completeExceptionally(failed(error));
-                        } else {
-                            published.complete(null);
-                        }
-                    });
+            sender.execute(() -> send(record, published));
+        } catch (RejectedExecutionException e) {
+            published.completeExceptionally(new LockClientException("the client is closed: nothing is published", e));
+        }
+        return published;
+    }
+
+    private void send(ProducerRecord<byte[], byte[]> record, CompletableFuture<Void> published) {
+        try {
+            producer.send(record, (metadata, error) -> {
+                if (error != null) {
+                    published.completeExceptionally(failed(error));
+                } else {
+                    published.complete(null);
+                }
+            });
         } catch (KafkaException e) {
             published.completeExceptionally(failed(e));
         }
-        return published;
     }
 
     private LockClientException failed(Exception error) {
@@ -63,12 +88,20 @@ final class CommandPublisher implements AutoCloseable {
                 + error.getMessage(), error);
     }
 
+    /** Sends what was published, waiting up to 5 s for the broker to have it. */
     @Override
     public void close() {
+        sender.shutdown();
+        try {
+            sender.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         producer.close(Duration.ofSeconds(5));
     }
 
     void closeNow() {
+        sender.shutdownNow();
         producer.close(Duration.ZERO);
     }
 }

@@ -46,8 +46,8 @@ public final class HeldLease implements AutoCloseable {
         this.client = client;
         this.lease = lease;
         this.ttl = ttl;
-        this.validity = new LocalValidity(client.monotonicClock(), client.scheduler(), began.plus(window()),
-                () -> lose(LeaseLost.Reason.EXPIRED));
+        this.validity = new LocalValidity(client.monotonicClock(), client.scheduler(),
+                began.plus(validFor(ttl, client.settings())), () -> lose(LeaseLost.Reason.EXPIRED));
     }
 
     /**
@@ -58,6 +58,11 @@ public final class HeldLease implements AutoCloseable {
      */
     static HeldLease start(LockClient client, Lease granted, Duration ttl, MonotonicInstant began) {
         HeldLease held = new HeldLease(client, granted, ttl, began);
+        if (held.validity.hasPassed()) {
+            // Its reply came too late to act on: lost before anyone could hold it.
+            held.lose(LeaseLost.Reason.EXPIRED);
+            return held;
+        }
         long every = Math.max(1, (long) (ttl.toNanos() * client.settings().renewFraction()));
         // The first renewal is due counted from the lease's start, like the local validity: a reply
         // that came slowly leaves less of the lease, not a later renewal.
@@ -68,9 +73,9 @@ public final class HeldLease implements AutoCloseable {
         return held;
     }
 
-    /** How long a renewal's send (or the grant's start) keeps the lease valid here: the TTL less the safety margin. */
-    private Duration window() {
-        return Duration.ofNanos((long) (ttl.toNanos() * (1 - client.settings().safetyMarginFraction())));
+    /** How long a renewal's send (or the grant's start) keeps a lease valid here: the TTL less the safety margin. */
+    static Duration validFor(Duration ttl, LockClientSettings settings) {
+        return Duration.ofNanos((long) (ttl.toNanos() * (1 - settings.safetyMarginFraction())));
     }
 
     public String resource() {
@@ -116,13 +121,20 @@ public final class HeldLease implements AutoCloseable {
         return lost.copy();
     }
 
+    /**
+     * Whether the lease is known, or must be assumed, lost: read from its local validity's end
+     * itself, so it is true the moment that end passes, whenever the timer that says so runs.
+     */
     public boolean isLost() {
+        if (!lost.isDone() && !closed && validity.hasPassed()) {
+            lose(LeaseLost.Reason.EXPIRED);
+        }
         return lost.isDone();
     }
 
     private void renewed(Lease current, MonotonicInstant sentAt) {
         lease = current;
-        validity.extend(sentAt.plus(window()));
+        validity.extend(sentAt.plus(validFor(ttl, client.settings())));
     }
 
     private void renewNow() {
