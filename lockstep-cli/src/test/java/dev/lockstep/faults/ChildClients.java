@@ -28,8 +28,6 @@ final class ChildClients implements AutoCloseable {
     private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
     /** Debian's interpreter, where python3-confluent-kafka installs (a pyenv python on the PATH lacks it). */
     private static final String PYTHON = "/usr/bin/python3";
-    /** exec's and elect's time between SIGTERM and SIGKILL: shorter than their TTLs of seconds. */
-    private static final String GRACE_SECONDS = "1";
 
     /**
      * The job of an {@code exec} or {@code elect}: it dates its start on the wall clock, opens a
@@ -146,19 +144,18 @@ final class ChildClients implements AutoCloseable {
         }
     }
 
-    /** {@code lockstep exec RESOURCE --ttl T --wait W --grace 1 -- bash -c JOB}, started again as it exits. */
+    /** {@code lockstep exec RESOURCE --ttl T --wait W -- bash -c JOB} (the default grace), started again as it exits. */
     Child exec(String client, Contention contention, Duration job, boolean ignoreTerm) {
         return add(client, true, () -> lockstep(client, job, ignoreTerm, contention.limit(), "exec",
                 contention.resource(), "--owner", client, "--ttl", Long.toString(contention.ttl().toSeconds()),
-                "--wait", Long.toString(contention.maxWait().toSeconds()), "--grace", GRACE_SECONDS,
-                "--bootstrap-servers", bootstrap(contention.behindLink())));
+                "--wait", Long.toString(contention.maxWait().toSeconds()), "--bootstrap-servers",
+                bootstrap(contention.behindLink())));
     }
 
-    /** {@code lockstep elect GROUP --candidate C --ttl T --grace 1 -- bash -c JOB}, started again as it exits. */
+    /** {@code lockstep elect GROUP --candidate C --ttl T -- bash -c JOB} (the default grace), started again as it exits. */
     Child elect(String client, String group, Duration ttl, boolean behindLink, Duration job, boolean ignoreTerm) {
         return add(client, true, () -> lockstep(client, job, ignoreTerm, 0, "elect", group, "--candidate", client,
-                "--ttl", Long.toString(ttl.toSeconds()), "--grace", GRACE_SECONDS, "--bootstrap-servers",
-                bootstrap(behindLink)));
+                "--ttl", Long.toString(ttl.toSeconds()), "--bootstrap-servers", bootstrap(behindLink)));
     }
 
     /** clients/python/tests/belief_loop.py, one process for the run. */
