@@ -113,6 +113,35 @@ class ReviewAcquireEdgesTest {
         }
     }
 
+    /**
+     * client.md, "A caller that gives up leaves nothing behind". An acquire without a wait whose
+     * reply comes after its local validity (a first publish that took longer than 0.9 x TTL: a
+     * fresh client, a producer retrying through a leader election) was granted a lease that is live
+     * in the log right now. The client does not hand it over (rightly), but with no wait left it
+     * answers "not acquired" and neither cancels that acquire nor releases its lease: the lock stays
+     * blocked for the lease's TTL by a holder that was told it holds nothing.
+     */
+    @Test
+    void aGrantThatCameTooLateToActOnIsCancelledNotLeftBlockingTheLock() throws Exception {
+        Duration ttl = Duration.ofSeconds(1);
+        CompletableFuture<Optional<HeldLease>> attempt = client.tryAcquire("r", "o", ttl, Duration.ZERO);
+        await().atMost(Duration.ofSeconds(5)).until(() -> producer.history().size() == 1);
+        String acquireId = requestId(producer.history().get(0));
+        Thread.sleep(ttl.toMillis()); // the reply comes after 0.9 x TTL
+        consumer.addRecord(new ConsumerRecord<>(REPLIES.topic(), REPLIES.partition(), 0L,
+                acquireId.getBytes(StandardCharsets.UTF_8), ("{\"request_id\":\"" + acquireId + "\",\"type\":\"acquire\","
+                        + "\"resource\":\"r\",\"outcome\":\"acquired\",\"acquired\":true,\"lock\":{\"resource\":\"r\","
+                        + "\"owner\":\"o\",\"fencing_token\":7,\"acquired_at\":\"2026-12-06T10:01:00.000Z\","
+                        + "\"expires_at\":\"2026-12-06T10:01:01.000Z\"}}").getBytes(StandardCharsets.UTF_8)));
+        Optional<HeldLease> got = attempt.get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(got.filter(held -> !held.isLost())).as("past its local validity: not to be acted on").isEmpty();
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(producer.history())
+                .as("the lease the caller cannot act on is cancelled or released")
+                .anySatisfy(record -> assertThat(text(record)).contains("\"type\":\"release\"")
+                        .containsAnyOf("\"cancels\":\"" + acquireId + "\"", "\"fencing_token\":7")));
+    }
+
     private static String text(ProducerRecord<byte[], byte[]> record) {
         return new String(record.value(), StandardCharsets.UTF_8);
     }
