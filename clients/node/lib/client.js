@@ -219,7 +219,9 @@ class LockClient {
    * queues again when one ends): the worker grants it when its turn comes, no polling. An attempt refused
    * without waiting (a full queue) is retried with a new request ID after a jittered backoff (50 ms
    * doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
-   * again with its ID, and cancelled when the wait is over.
+   * again with its ID, and cancelled when the wait is over. A grant whose reply came after the lease's local
+   * validity ended is not handed over: it is acquired again with a new request ID while the wait has time
+   * left (the worker extends the owner's lease), else the result is null.
    */
   async tryAcquire(resource, owner, ttl, waitSeconds = 0, { mode, limit } = {}) {
     const deadline = now() + waitSeconds * 1000;
@@ -245,11 +247,16 @@ class LockClient {
       }
       if (reply.outcome === 'acquired') {
         // Dated from the first send (the worker may have applied that one) plus the wait in the queue.
-        return new HeldLease(this, reply.lock, owner, ttl, validFrom(firstSent, reply, now())).start();
+        const received = now();
+        const lease = new HeldLease(this, reply.lock, owner, ttl, validFrom(firstSent, reply, received));
+        if (received < lease.validUntil) return lease.start();
+        // The reply came after the lease's local validity (a worker that took over, a link that healed): the
+        // worker may have ended it, so it is not handed over. Acquired again, it is extended (or granted
+        // anew), dated from a send of its own.
       }
       const left = deadline - now();
       if (left <= 0) return null;
-      if (reply.reason === 'wait_expired') continue;
+      if (reply.outcome === 'acquired' || reply.reason === 'wait_expired') continue;
       const pause = Math.min(backoff * (0.5 + Math.random() / 2), left, reply.retryAfterMs || backoff);
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, pause)));
       backoff = Math.min(backoff * 2, 1000);

@@ -3,7 +3,9 @@
 // answers renewals as a test tells it to (at once, never, or late).
 const { it } = require('node:test');
 const assert = require('node:assert/strict');
-const { HeldLease, LockClient, LeaseLostError, validFrom, parseReply } = require('..');
+const {
+  HeldLease, LockClient, LeaseLostError, NotAcquiredError, validFrom, parseReply,
+} = require('..');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const now = () => performance.now();
@@ -43,6 +45,52 @@ it('dates a grant after a wait longer than its TTL from the first send plus the 
   } finally {
     await lease.release();
   }
+});
+
+/** A client not started whose acquires are answered, in turn, by `[delayMs, reply]`; `sent`, the commands sent. */
+function answering(answers) {
+  const client = new LockClient({ brokers: ['127.0.0.1:1'] });
+  const sent = [];
+  client._answer = async (command) => {
+    sent.push(command);
+    const [delay, answer] = answers[Math.min(sent.length, answers.length) - 1];
+    await sleep(delay);
+    return answer;
+  };
+  client.renew = async () => reply('renewed', { type: 'renew' });
+  client.release = async () => reply('released', { type: 'release', lock: null });
+  return { client, sent };
+}
+
+it('acquires again, not handing over, a grant whose reply came after its validity', async () => {
+  // The first reply comes 1.1 s after the send, past the lease's local validity (0.9 s of a 1 s TTL, granted
+  // at once): the worker may have ended that lease. The acquire is sent again with a new request ID, and the
+  // lease that answers it is the one handed over.
+  const { client, sent } = answering([[1100, reply('acquired')], [0, reply('acquired', {
+    lock: { resource: 'res', owner: 'alice', fencing_token: 8, acquired_at: 'x', expires_at: 'y' },
+  })]]);
+  const lease = await client.tryAcquire('res', 'alice', 1, 5);
+  try {
+    assert.ok(lease);
+    assert.equal(lease.fencingToken, 8, 'the lease of the second acquire');
+    await sleep(200);
+    assert.equal(lease.loss, null, String(lease.loss));
+    lease.check();
+    assert.equal(sent.length, 2);
+    assert.notEqual(sent[1].request_id, sent[0].request_id, 'a new request, dated by its own send');
+    assert.ok(sent[1].wait_ms < sent[0].wait_ms, 'waiting what is left of the wait');
+  } finally {
+    await lease.release();
+  }
+});
+
+it('is not acquired when a grant\'s reply came after its validity and the wait', async () => {
+  const late = answering([[1100, reply('acquired')]]);
+  assert.equal(await late.client.tryAcquire('res', 'alice', 1, 0.5), null);
+  assert.equal(late.sent.length, 1, 'no time left to acquire again');
+  await assert.rejects(answering([[1100, reply('acquired')]]).client.lock('res', 'alice', 1, 0.5), NotAcquiredError);
+  assert.equal(await answering([[1100, reply('acquired')]]).client.withLock('res', 'alice', 1, 0.5,
+    () => assert.fail('not handed over')), null);
 });
 
 it('never dates a grant later than its reply came, and a grant at once from the first send', () => {

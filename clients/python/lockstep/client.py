@@ -178,7 +178,9 @@ class LockClient:
         wait queues again when one ends): the worker grants it when its turn comes, no polling. An
         attempt refused without waiting (a full queue) is retried with a new request ID after a jittered
         backoff (50 ms doubling to 1 s, never past the holder's remaining time or the wait); a timed-out
-        attempt is sent again with its ID, and cancelled when the wait is over."""
+        attempt is sent again with its ID, and cancelled when the wait is over. A grant whose reply came
+        after the lease's local validity ended is not handed over: it is acquired again with a new request
+        ID while the wait has time left (the worker extends the owner's lease), else the result is None."""
         deadline = time.monotonic() + wait
         backoff = 0.05
         while True:
@@ -196,11 +198,17 @@ class LockClient:
                         return None
             if reply.outcome == "acquired":
                 # Dated from the first send (the worker may have applied that one) plus the wait in the queue.
-                return HeldLease(self, reply.lock, owner, ttl, valid_from(first_sent, reply, time.monotonic())).start()
+                received = time.monotonic()
+                lease = HeldLease(self, reply.lock, owner, ttl, valid_from(first_sent, reply, received))
+                if received < lease.valid_until:
+                    return lease.start()
+                # The reply came after the lease's local validity (a worker that took over, a link that
+                # healed): the worker may have ended it, so it is not handed over. Acquired again, it is
+                # extended (or granted anew), dated from a send of its own.
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            if reply.reason == "wait_expired":
+            if reply.outcome == "acquired" or reply.reason == "wait_expired":
                 continue
             pause = min(backoff * random.uniform(0.5, 1.0), left, (reply.retry_after_ms or 0) / 1000.0 or backoff)
             time.sleep(max(pause, 0.001))

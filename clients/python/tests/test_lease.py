@@ -5,7 +5,7 @@ import threading
 import time
 import unittest
 
-from lockstep import LeaseLost, LockClient
+from lockstep import LeaseLost, LockClient, NotAcquired
 from lockstep.lease import HeldLease, valid_from
 from lockstep.replies import Reply
 
@@ -63,6 +63,49 @@ class Dating(unittest.TestCase):
             self.assertGreaterEqual(lease.valid_until, before + 1.15 + 0.9)
         finally:
             lease.release()
+
+    def test_a_grant_whose_reply_came_after_its_validity_is_acquired_again_not_handed_over(self):
+        # The first reply comes 1.1 s after the send, past the lease's local validity (0.9 s of a 1 s
+        # TTL, granted at once): the worker may have ended that lease. The acquire is sent again with a
+        # new request ID, and the lease that answers it is the one handed over.
+        client, sent = self.answering([(1.1, reply("acquired")), (0, reply("acquired", lock={
+            "resource": "res", "owner": "alice", "fencing_token": 8, "acquired_at": "2026-01-01T00:00:01.100Z",
+            "expires_at": "2026-01-01T00:00:31.100Z"}))])
+        lease = client.try_acquire("res", "alice", ttl=1, wait=5)
+        try:
+            self.assertIsNotNone(lease)
+            self.assertEqual(8, lease.fencing_token, "the lease of the second acquire")
+            self.assertFalse(lease.lost.wait(0.2), lease.loss)
+            lease.check()
+            self.assertEqual(2, len(sent))
+            self.assertNotEqual(sent[0]["request_id"], sent[1]["request_id"], "a new request, dated by its own send")
+            self.assertLess(sent[1]["wait_ms"], sent[0]["wait_ms"], "waiting what is left of the wait")
+        finally:
+            lease.release()
+
+    def test_a_grant_whose_reply_came_after_its_validity_and_the_wait_is_not_acquired(self):
+        client, sent = self.answering([(1.1, reply("acquired"))])
+        self.assertIsNone(client.try_acquire("res", "alice", ttl=1, wait=0.5))
+        self.assertEqual(1, len(sent), "no time left to acquire again")
+        client, _ = self.answering([(1.1, reply("acquired"))])
+        with self.assertRaises(NotAcquired):
+            client.lock("res", "alice", ttl=1, wait=0.5)
+
+    @staticmethod
+    def answering(answers):
+        """A client not started whose acquires are answered, in turn, by ``(delay, reply)``; the commands sent."""
+        client = LockClient("127.0.0.1:1")
+        client.renew = lambda *a, **k: reply("renewed", type="renew")
+        client.release = lambda *a, **k: reply("released", type="release", lock=None)
+        sent = []
+
+        def answer(command):
+            sent.append(command)
+            delay, answered = answers[min(len(sent), len(answers)) - 1]
+            time.sleep(delay)
+            return answered
+        client._answer = answer
+        return client, sent
 
     def test_the_start_is_never_later_than_the_replys_receipt(self):
         self.assertEqual(15.0, valid_from(10.0, reply("acquired", waited_ms=60000), 15.0))
