@@ -121,19 +121,16 @@ final class AcquireAttempts {
             client.cancelled(acquire).whenComplete((published, failed) -> result.completeExceptionally(
                     new LockTimeoutException(acquire.requestId(), client.settings().requestTimeout(), failed == null)));
         } else if (cause != null) {
-            result.completeExceptionally(cause);
+            // The acquire may be in the log (a reply reader that failed, a publish whose outcome is
+            // unknown): cancelled, so a grant it gets later does not block the resource for its TTL.
+            client.cancelled(acquire).whenComplete((published, failed) -> result.completeExceptionally(cause));
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
-            MonotonicInstant began = acquired.waited().map(sentAt::plus).orElse(sentAt);
-            if (!client.monotonicClock().now().isBefore(began.plus(HeldLease.validFor(ttl, client.settings())))) {
-                // The reply came too late to act on (a worker that took over, a link that healed):
-                // not handed to the caller. Acquired again it is extended, from a send of its own.
-                LOG.debug("the grant of {} (token {}) came after its local validity; acquiring again", resource,
-                        acquired.lease().fencingToken());
-                if (remaining().isZero()) {
-                    result.complete(Optional.empty());
-                } else {
-                    attempt(LockClient.newRequestId());
-                }
+            MonotonicInstant received = client.monotonicClock().now();
+            // Begun no earlier than the first send plus the wait in log time, and no later than the
+            // reply came: a log clock that ran fast over the wait cannot date it later than that.
+            MonotonicInstant began = earlier(acquired.waited().map(sentAt::plus).orElse(sentAt), received);
+            if (!received.isBefore(began.plus(HeldLease.validFor(ttl, client.settings())))) {
+                lateGrant(acquire, acquired);
                 return;
             }
             HeldLease held = HeldLease.start(client, acquired.lease(), ttl, began);
@@ -157,6 +154,21 @@ final class AcquireAttempts {
         }
     }
 
+    /**
+     * A grant whose reply came after its local validity (a worker that took over, a link that
+     * healed): not handed to the caller, who could not act on it. While the wait lasts, acquired
+     * again: extended from a send of its own, or granted anew. Otherwise cancelled, so the lease the
+     * log gave it does not block the resource for its TTL with nobody holding it.
+     */
+    private void lateGrant(Command.Acquire acquire, Verdict.Acquired acquired) {
+        LOG.debug("the grant of {} (token {}) came after its local validity", resource, acquired.lease().fencingToken());
+        if (remaining().isZero()) {
+            client.cancelled(acquire).whenComplete((published, failed) -> result.complete(Optional.empty()));
+        } else {
+            attempt(LockClient.newRequestId());
+        }
+    }
+
     private void retryAfter(Duration holderRemaining) {
         Duration left = remaining();
         if (left.isZero()) {
@@ -172,6 +184,10 @@ final class AcquireAttempts {
     private Duration remaining() {
         Duration left = Duration.between(client.clock().instant(), deadline);
         return left.isNegative() ? Duration.ZERO : left;
+    }
+
+    private static MonotonicInstant earlier(MonotonicInstant a, MonotonicInstant b) {
+        return a.isBefore(b) ? a : b;
     }
 
     private static Duration min(Duration a, Duration b) {

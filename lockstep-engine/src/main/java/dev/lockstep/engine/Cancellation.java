@@ -50,7 +50,10 @@ final class Cancellation {
         return command;
     }
 
-    /** The token of the new lease the cancelled acquire was answered with, if it was granted one. */
+    /**
+     * The token of the new lease the cancelled acquire was answered with, if it was granted one of
+     * the cancellation's resource (one record may grant several resources, each with its token).
+     */
     private static OptionalLong grantedToken(Command.Release cancel, Instant now, PartitionState state,
             EngineSettings settings) {
         Optional<RequestEntry> acquire = state.request(cancel.cancels().orElseThrow())
@@ -61,7 +64,8 @@ final class Cancellation {
         long token = state.position().tokenAt(acquire.get().decidedAt());
         boolean granted = ReplyDecoder.decode(acquire.get().reply().bytes())
                 .filter(reply -> reply.reply() instanceof Verdict.Acquired acquired
-                        && acquired.lease().fencingToken() == token)
+                        && acquired.lease().fencingToken() == token
+                        && acquired.lease().resource().equals(cancel.resource()))
                 .isPresent();
         return granted ? OptionalLong.of(token) : OptionalLong.empty();
     }
