@@ -221,7 +221,7 @@ class LockClient {
    * doubling to 1 s, never past the holder's remaining time or the wait); a timed-out attempt is sent
    * again with its ID, and cancelled when the wait is over. A grant whose reply came after the lease's local
    * validity ended is not handed over: it is acquired again with a new request ID while the wait has time
-   * left (the worker extends the owner's lease), else the result is null.
+   * left (the worker extends the owner's lease), else it is cancelled and the result is null.
    */
   async tryAcquire(resource, owner, ttl, waitSeconds = 0, { mode, limit } = {}) {
     const deadline = now() + waitSeconds * 1000;
@@ -255,7 +255,15 @@ class LockClient {
         // anew), dated from a send of its own.
       }
       const left = deadline - now();
-      if (left <= 0) return null;
+      if (left <= 0) {
+        // Not to be acted on, and no wait left to acquire it again: cancelled, so the lease the worker
+        // granted does not block the lock for its TTL.
+        if (reply.outcome === 'acquired') {
+          // Not cancelled (the broker unreachable again): the lease ends by its TTL.
+          await this._cancelGivenUp(command).catch((e) => { if (!(e instanceof LockTimeoutError)) throw e; });
+        }
+        return null;
+      }
       if (reply.outcome === 'acquired' || reply.reason === 'wait_expired') continue;
       const pause = Math.min(backoff * (0.5 + Math.random() / 2), left, reply.retryAfterMs || backoff);
       await new Promise((resolve) => setTimeout(resolve, Math.max(1, pause)));

@@ -59,7 +59,10 @@ function answering(answers) {
   };
   client.renew = async () => reply('renewed', { type: 'renew' });
   client.release = async () => reply('released', { type: 'release', lock: null });
-  return { client, sent };
+  const published = [];
+  client._acknowledged = async () => {};
+  client._publish = async (command) => { published.push({ type: command.type, cancels: command.cancels }); };
+  return { client, sent, published };
 }
 
 it('acquires again, not handing over, a grant whose reply came after its validity', async () => {
@@ -88,6 +91,8 @@ it('is not acquired when a grant\'s reply came after its validity and the wait',
   const late = answering([[1100, reply('acquired')]]);
   assert.equal(await late.client.tryAcquire('res', 'alice', 1, 0.5), null);
   assert.equal(late.sent.length, 1, 'no time left to acquire again');
+  assert.deepEqual(late.published, [{ type: 'release', cancels: late.sent[0].request_id }],
+    'cancelled, so its lease does not block the lock');
   await assert.rejects(answering([[1100, reply('acquired')]]).client.lock('res', 'alice', 1, 0.5), NotAcquiredError);
   assert.equal(await answering([[1100, reply('acquired')]]).client.withLock('res', 'alice', 1, 0.5,
     () => assert.fail('not handed over')), null);

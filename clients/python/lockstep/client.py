@@ -180,7 +180,7 @@ class LockClient:
         backoff (50 ms doubling to 1 s, never past the holder's remaining time or the wait); a timed-out
         attempt is sent again with its ID, and cancelled when the wait is over. A grant whose reply came
         after the lease's local validity ended is not handed over: it is acquired again with a new request
-        ID while the wait has time left (the worker extends the owner's lease), else the result is None."""
+        ID while the wait has time left (the worker extends the owner's lease), else it is cancelled and the result is None."""
         deadline = time.monotonic() + wait
         backoff = 0.05
         while True:
@@ -207,6 +207,10 @@ class LockClient:
                 # extended (or granted anew), dated from a send of its own.
             left = deadline - time.monotonic()
             if left <= 0:
+                if reply.outcome == "acquired":
+                    # Not to be acted on, and no wait left to acquire it again: cancelled, so the lease
+                    # the worker granted does not block the lock for its TTL.
+                    self._cancel_given_up(command)
                 return None
             if reply.outcome == "acquired" or reply.reason == "wait_expired":
                 continue

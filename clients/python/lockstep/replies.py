@@ -68,7 +68,7 @@ class Reply:
                 lock = Lock(lock["resource"], lock["owner"], int(lock["fencing_token"]), lock["acquired_at"],
                             lock["expires_at"], int(lock.get("permit", 0)), lock.get("mode", "exclusive"),
                             int(lock.get("limit", 1)), lock.get("value"))
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 return None
         waited = body.get("waited_ms")
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,

@@ -87,6 +87,8 @@ class Dating(unittest.TestCase):
         client, sent = self.answering([(1.1, reply("acquired"))])
         self.assertIsNone(client.try_acquire("res", "alice", ttl=1, wait=0.5))
         self.assertEqual(1, len(sent), "no time left to acquire again")
+        self.assertEqual([{"type": "release", "cancels": sent[0]["request_id"]}], client.published,
+                         "cancelled, so its lease does not block the lock")
         client, _ = self.answering([(1.1, reply("acquired"))])
         with self.assertRaises(NotAcquired):
             client.lock("res", "alice", ttl=1, wait=0.5)
@@ -105,6 +107,9 @@ class Dating(unittest.TestCase):
             time.sleep(delay)
             return answered
         client._answer = answer
+        client.published = []
+        client._publish = lambda command, payload=None: client.published.append(
+            {"type": command["type"], "cancels": command.get("cancels")})
         return client, sent
 
     def test_the_start_is_never_later_than_the_replys_receipt(self):
