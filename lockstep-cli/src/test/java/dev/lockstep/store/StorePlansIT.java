@@ -8,8 +8,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -72,6 +74,51 @@ class StorePlansIT {
             assertThat(sweepPlan(connection, PostgresLockStore.SWEEP_EVENTS))
                     .anyMatch(line -> line.contains("Index Scan using lease_events_pkey on lease_events v"))
                     .noneMatch(line -> line.contains("Seq Scan on lease_events v"));
+        }
+    }
+
+    /**
+     * A batch reads its leases and waiters through the indexes, whatever the tables hold of other
+     * partitions and topics: each source of resources (the batch's, the leases and the waits that
+     * end within its log time) by its own index, never an OR of them, which would read the whole
+     * table (every topic's leases, the ended ones kept for the request retention).
+     */
+    @Test
+    void aBatchReadsItsLeasesAndWaitersThroughTheIndexes() throws SQLException {
+        try (LockStore store = PostgresLockStore.open(env.database()); Connection connection = env.jdbc()) {
+            try (Statement fill = connection.createStatement()) {
+                fill.execute("INSERT INTO distributed_locks (resource, owner, fencing_token, acquired_at, expires_at, "
+                        + "topic, partition) SELECT 'lease-' || i, 'o', i + 1, timestamptz '2026-12-04 00:00:00+00', "
+                        + "timestamptz '2026-12-04 00:00:00+00' + (i % 3600) * interval '1 s', 'batch', i % 12 "
+                        + "FROM generate_series(0, 49999) AS i");
+                fill.execute("INSERT INTO lock_waiters (topic, partition, record_offset, resource, request_id, owner, "
+                        + "ttl_ms, queued_at, deadline, reply_topic, fingerprint) SELECT 'batch', i % 12, i, "
+                        + "'lease-' || (i % 5000), 'w-' || i, 'o', 1000, timestamptz '2026-12-04 00:00:00+00', "
+                        + "timestamptz '2026-12-04 00:00:00+00' + (i % 3600) * interval '1 s', 'lock.replies', 'fp' "
+                        + "FROM generate_series(0, 49999) AS i");
+                fill.execute("ANALYZE distributed_locks");
+                fill.execute("ANALYZE lock_waiters");
+            }
+            PartitionId partition = new PartitionId("batch", 0);
+            Instant clock = Instant.parse("2026-12-04T00:00:00Z");
+            PartitionTransaction.LeaseQuery query = new PartitionTransaction.LeaseQuery(Set.of("lease-0", "lease-12"),
+                    clock, clock.plusSeconds(1), false);
+            List<String> leases;
+            try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + LeaseRows.SELECT)) {
+                new LeaseRows(connection, partition).bind(explain, 1, query.resources(), query.endingAfter(),
+                        query.endingBy());
+                leases = firstColumn(explain);
+            }
+            assertThat(leases).as(String.join("\n", leases)).noneMatch(line -> line.contains("Seq Scan"))
+                    .noneMatch(line -> line.trim().startsWith("Filter:"));
+            List<String> waiters;
+            try (PreparedStatement explain = connection.prepareStatement("EXPLAIN " + WaiterRows.SELECT)) {
+                new WaiterRows(connection, partition).bind(explain, 1, query, List.of("w-0", "w-24"));
+                waiters = firstColumn(explain);
+            }
+            assertThat(waiters).as(String.join("\n", waiters)).noneMatch(line -> line.contains("Seq Scan"))
+                    .noneMatch(line -> line.trim().startsWith("Filter:"))
+                    .anyMatch(line -> line.contains("Index Cond:") && line.contains("(resource ="));
         }
     }
 

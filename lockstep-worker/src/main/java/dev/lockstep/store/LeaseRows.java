@@ -27,8 +27,10 @@ final class LeaseRows {
     // within the batch's log time: their expiry is an event the batch shows, and who holds the
     // resource after it (a vacancy, the permit a waiter takes) depends on the resource's other holders.
     static final String SELECT =
-            "SELECT " + LeaseColumns.NAMES + ", topic, partition FROM distributed_locks "
-                    + "WHERE resource = ANY(?) OR resource IN (SELECT e.resource FROM distributed_locks e "
+            "SELECT " + LeaseColumns.NAMES + ", topic, partition FROM distributed_locks WHERE resource IN ("
+                    // Each source of resources through its index, and their rows through UNIQUE(resource, permit):
+                    // an IN inside an OR would read the whole table.
+                    + "SELECT unnest(?::text[]) UNION SELECT e.resource FROM distributed_locks e "
                     + "WHERE e.topic = ? AND e.partition = ? AND e.expires_at > " + EPOCH_MS.formatted("?")
                     + " AND e.expires_at <= " + EPOCH_MS.formatted("?") + ") ORDER BY resource, permit FOR UPDATE";
     private static final String UPDATE =

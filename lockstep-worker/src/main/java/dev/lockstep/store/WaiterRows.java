@@ -32,19 +32,22 @@ import java.util.OptionalInt;
  */
 final class WaiterRows {
 
-    // The queues of the batch's resources, of the partition's leases that end within its log time,
-    // and of the waiters whose wait ends within it (the next in line may be granted then); the
-    // waiters of its request IDs; every queue when the batch may end a quarantine.
     /** A waiter's columns, in the order {@link #waiter} reads them. */
     static final String COLUMNS = "record_offset, resource, request_id, owner, ttl_ms, queued_at, deadline, reply_topic, "
             + "reply_partition, correlation_id, fingerprint, mode, permit_limit, value";
+    // The queues of the batch's resources, of the partition's leases that end within its log time,
+    // and of the waiters whose wait ends within it (the next in line may be granted then); the
+    // waiters of its request IDs; every queue when the batch may end a quarantine. Each part through
+    // an index of its own: an OR of them would read the partition's every waiter.
     static final String SELECT =
-            "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? "
-                    + "AND w.partition = ? AND (? OR w.resource = ANY(?) OR w.request_id = ANY(?) OR w.resource IN "
-                    + "(SELECT x.resource FROM lock_waiters x WHERE x.topic = w.topic AND x.partition = w.partition "
-                    + "AND x.deadline <= " + EPOCH_MS.formatted("?") + ") OR w.resource IN (SELECT d.resource FROM distributed_locks d "
-                    + "WHERE d.topic = w.topic AND d.partition = w.partition AND d.expires_at > " + EPOCH_MS.formatted("?")
-                    + " AND d.expires_at <= " + EPOCH_MS.formatted("?") + "))";
+            "SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? AND w.partition = ? AND w.resource IN ("
+                    + "SELECT unnest(?::text[]) UNION SELECT x.resource FROM lock_waiters x WHERE x.topic = ? "
+                    + "AND x.partition = ? AND x.deadline <= " + EPOCH_MS.formatted("?")
+                    + " UNION SELECT d.resource FROM distributed_locks d WHERE d.topic = ? AND d.partition = ? "
+                    + "AND d.expires_at > " + EPOCH_MS.formatted("?") + " AND d.expires_at <= " + EPOCH_MS.formatted("?")
+                    + ") UNION SELECT " + COLUMNS + " FROM lock_waiters w WHERE w.topic = ? AND w.partition = ? "
+                    + "AND w.request_id = ANY(?) UNION SELECT " + COLUMNS + " FROM lock_waiters w WHERE ? "
+                    + "AND w.topic = ? AND w.partition = ?";
     private static final String INSERT =
             "INSERT INTO lock_waiters (topic, partition, record_offset, resource, request_id, owner, ttl_ms, queued_at, "
                     + "deadline, reply_topic, reply_partition, correlation_id, fingerprint, mode, permit_limit, value) VALUES "
@@ -82,14 +85,25 @@ final class WaiterRows {
     /** Binds {@link #SELECT}'s parameters from index {@code first} on. */
     void bind(PreparedStatement select, int first, LeaseQuery query, Collection<String> requestIds)
             throws SQLException {
-        select.setString(first, partition.topic());
-        select.setInt(first + 1, partition.partition());
-        select.setBoolean(first + 2, query.everyQueue());
-        select.setArray(first + 3, SqlArrays.text(connection, query.resources()));
-        select.setArray(first + 4, SqlArrays.text(connection, requestIds));
-        select.setLong(first + 5, query.endingBy().toEpochMilli());
-        select.setLong(first + 6, query.endingAfter().toEpochMilli());
-        select.setLong(first + 7, query.endingBy().toEpochMilli());
+        int at = first;
+        at = bindPartition(select, at);
+        select.setArray(at++, SqlArrays.text(connection, query.resources()));
+        at = bindPartition(select, at);
+        select.setLong(at++, query.endingBy().toEpochMilli());
+        at = bindPartition(select, at);
+        select.setLong(at++, query.endingAfter().toEpochMilli());
+        select.setLong(at++, query.endingBy().toEpochMilli());
+        at = bindPartition(select, at);
+        select.setArray(at++, SqlArrays.text(connection, requestIds));
+        select.setBoolean(at++, query.everyQueue());
+        bindPartition(select, at);
+    }
+
+    /** The partition's topic and number at {@code at}; the index after them. */
+    private int bindPartition(PreparedStatement statement, int at) throws SQLException {
+        statement.setString(at, partition.topic());
+        statement.setInt(at + 1, partition.partition());
+        return at + 2;
     }
 
     /** The waiters of {@link #SELECT}'s rows. */
