@@ -2,6 +2,7 @@ package dev.lockstep.engine;
 
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Decision;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
@@ -183,26 +184,37 @@ final class Queueing {
     }
 
     /**
-     * The resource to its first waiter, when the rules grant it now: one grant per resource and
-     * record, since a grant's token is its record's. When the next waiters could be granted too (a
-     * semaphore's permits freed together, readers after a writer), they are due: the first is
-     * marked so, and a run of hand-over records is to be appended, one per waiter, each granting
-     * the first in line; the run's last asks for another run while more are due.
+     * The resource's first waiter decided at this record, when the rules decide it now: granted a
+     * new lease (one grant per resource and record, since a grant's token is its record's), or, when
+     * its owner holds the resource by then (its other acquire was granted first), answered as that
+     * owner's acquire is: extended, the same token. One decision per resource and record, so that
+     * the record that decided a request, and its token, say which lease it was granted (a
+     * cancellation releases that one). When the next waiters could be decided too (a semaphore's
+     * permits freed together, readers after a writer), they are due: the first is marked so, and a
+     * run of hand-over records is to be appended, one per waiter, each deciding the first in line;
+     * the run's last asks for another run while more are due.
      */
     private void handOver(String resource) {
         Optional<Waiter> first = state.queues().first(resource);
-        Optional<Verdict.Acquired> grant = first.flatMap(waiter -> grantable(waiter, state.holders(resource)));
-        if (grant.isEmpty()) {
+        if (first.isEmpty()) {
             return;
         }
         Waiter waiter = first.get();
-        state.queues().leave(waiter);
-        Lease granted = grant.get().lease();
         Holders holders = state.holders(resource);
-        state.put(granted);
-        events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
-        // The reply says how long it waited in log time, so its client dates the lease from its own send.
-        answer(waiter, new Verdict.Acquired(granted, Optional.of(Duration.between(waiter.queuedAt(), now))));
+        if (holds(holders, waiter)) {
+            holderTurn(waiter, holders);
+        } else {
+            Optional<Verdict.Acquired> grant = grantable(waiter, holders);
+            if (grant.isEmpty()) {
+                return;
+            }
+            state.queues().leave(waiter);
+            Lease granted = grant.get().lease();
+            state.put(granted);
+            events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
+            // The reply says how long it waited in log time, so its client dates the lease from its own send.
+            answer(waiter, new Verdict.Acquired(granted, Optional.of(Duration.between(waiter.queuedAt(), now))));
+        }
         int run = dueAfter(resource);
         if (run == 0) {
             return;
@@ -218,11 +230,38 @@ final class Queueing {
         }
     }
 
-    /** How many of the resource's waiters, in order, the rules would grant one after another now. */
+    /**
+     * The turn of a waiter whose owner holds the resource: it is answered as that owner's acquire
+     * is, its lease extended (or {@code invalid}: another share than it holds). It takes no permit.
+     */
+    private void holderTurn(Waiter waiter, Holders holders) {
+        state.queues().leave(waiter);
+        Decision decision = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()));
+        decision.write().ifPresent(extended -> {
+            state.put(extended);
+            events.granted(LeaseEvent.Kind.EXTENDED, extended, now, waiter);
+        });
+        answer(waiter, decision.verdict() instanceof Verdict.Acquired extended
+                ? new Verdict.Acquired(extended.lease(), Optional.of(Duration.between(waiter.queuedAt(), now)))
+                : decision.verdict());
+    }
+
+    private boolean holds(Holders holders, Waiter waiter) {
+        return holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()));
+    }
+
+    /**
+     * How many of the resource's waiters, in order, the rules would decide one after another now:
+     * grants, each taking its permit, and the turns of waiters whose owners hold by then.
+     */
     private int dueAfter(String resource) {
         Holders holders = state.holders(resource);
         int count = 0;
         for (Waiter waiter : state.queues().queue(resource)) {
+            if (holds(holders, waiter)) {
+                count++;
+                continue;
+            }
             Optional<Verdict.Acquired> grant = grantable(waiter, holders);
             if (grant.isEmpty()) {
                 break;
@@ -239,11 +278,11 @@ final class Queueing {
     }
 
     /**
-     * The lease the rules grant the waiter at this record beside {@code holders}, unless its owner
-     * holds the resource already (its second acquire waits for a new lease) or a holder is in the way.
+     * The new lease the rules grant the waiter at this record beside {@code holders}, unless its
+     * owner holds the resource already ({@link #holderTurn}) or a holder is in the way.
      */
     private Optional<Verdict.Acquired> grantable(Waiter waiter, Holders holders) {
-        if (holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()))) {
+        if (holds(holders, waiter)) {
             return Optional.empty();
         }
         return Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset())).verdict()

@@ -111,4 +111,34 @@ class CancellationTest {
             assertThat(lease.isLiveAt(JobPartition.T0.plusSeconds(6))).isTrue();
         });
     }
+
+    /**
+     * One tick grants A's waiters of two resources, both leases with the tick's token: a
+     * cancellation of the first acquire keyed by the other resource releases nothing there.
+     */
+    @Test
+    void aCancellationKeyedByAnotherResourceNeverReleasesThatResourcesLease() {
+        PartitionDriver driver = partition.driver;
+        driver.append("r1", acquireOf("x1", "r1", "X", 5, 0), JobPartition.T0);
+        driver.append("r2", acquireOf("x2", "r2", "X", 5, 0), JobPartition.T0);
+        assertThat(driver.append("r1", acquireOf("a1", "r1", "A", 60, 60_000), JobPartition.T0.plusSeconds(1)).answer())
+                .isEmpty();
+        assertThat(driver.append("r2", acquireOf("a2", "r2", "A", 60, 60_000), JobPartition.T0.plusSeconds(1)).answer())
+                .isEmpty();
+        Step tick = partition.tick(JobPartition.T0.plusSeconds(5));
+        assertThat(JobPartition.deferredGrants(tick)).extracting(Lease::resource).containsExactlyInAnyOrder("r1", "r2");
+
+        Step cancelled = driver.append("r2", "{\"request_id\":\"c\",\"type\":\"release\",\"resource\":\"r2\","
+                + "\"owner\":\"A\",\"cancels\":\"a1\"}", JobPartition.T0.plusSeconds(6));
+
+        assertThat(reply(cancelled)).contains("\"outcome\":\"not_found\"");
+        assertThat(state.holders("r2").liveAt(JobPartition.T0.plusSeconds(6))).extracting(Lease::owner)
+                .containsExactly("A");
+    }
+
+    private static String acquireOf(String id, String resource, String owner, int ttlSeconds, long waitMs) {
+        return "{\"request_id\":\"" + id + "\",\"type\":\"acquire\",\"resource\":\"" + resource
+                + "\",\"owner\":\"" + owner + "\",\"ttl_seconds\":" + ttlSeconds
+                + (waitMs > 0 ? ",\"wait_ms\":" + waitMs : "") + "}";
+    }
 }

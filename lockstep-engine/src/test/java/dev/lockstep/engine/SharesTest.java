@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import static dev.lockstep.engine.JobPartition.T0;
 import static dev.lockstep.engine.JobPartition.deferredGrants;
 import static dev.lockstep.engine.JobPartition.granted;
 import static dev.lockstep.engine.JobPartition.verdict;
@@ -199,9 +200,12 @@ class SharesTest {
         assertThat(granted.events().get(0).entry().value()).doesNotContain("mode").doesNotContain("permit");
     }
 
-    /** A hand-over grants new leases only: an owner that waits twice is granted once, its second acquire waits on. */
+    /**
+     * An owner that waits twice is granted once; its second acquire's turn comes by the next
+     * hand-over, and it is answered as that owner's acquire is: the same lease, extended.
+     */
     @Test
-    void anOwnerWaitingTwiceIsGrantedOnceByTheRecordThatFreesTheResource() {
+    void anOwnerWaitingTwiceIsGrantedOnceAndItsSecondAcquireExtendsThatLease() {
         send(acquire("a", "", 0));
         assertThat(send(acquire("b", "", 60_000)).answer()).isEmpty();
         assertThat(send(acquire("b", "", 60_000).replace("acq-b", "acq-b-again")).answer()).isEmpty();
@@ -211,7 +215,43 @@ class SharesTest {
         assertThat(deferredGrants(release)).extracting(Lease::owner).containsExactly("b");
         assertThat(release.events().stream().map(e -> EventCodec.decode(e.value()).kind()))
                 .containsExactly(LeaseEvent.Kind.RELEASED, LeaseEvent.Kind.GRANTED);
-        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("acq-b-again", "acq-c");
+        assertThat(release.handOvers()).as("b's second acquire is decided by a record of its own").hasSize(1);
+
+        Step turn = partition.deliver();
+        assertThat(deferredGrants(turn)).singleElement().satisfies(extended -> {
+            assertThat(extended.owner()).isEqualTo("b");
+            assertThat(extended.fencingToken()).as("the same lease").isEqualTo(deferredGrants(release).get(0)
+                    .fencingToken());
+        });
+        assertThat(turn.events().stream().map(e -> EventCodec.decode(e.value()).kind()))
+                .containsExactly(LeaseEvent.Kind.EXTENDED);
+        assertThat(state.queues().queue("job")).extracting(Waiter::requestId).containsExactly("acq-c");
+    }
+
+    /**
+     * A semaphore of two, full; owner A waits twice, B after it. X's release grants A's first
+     * waiter; Y's frees the second permit: A's second acquire extends A's lease, and B is granted
+     * the free permit right after, not left waiting beside it.
+     */
+    @Test
+    void anOwnersSecondWaiterDoesNotStrandTheWaitersBehindItBesideAFreePermit() {
+        String limit2 = ",\"limit\":2";
+        partition.at(T0, JobPartition.acquire("x", "X", 60, 0, limit2));
+        partition.at(T0, JobPartition.acquire("y", "Y", 60, 0, limit2));
+        partition.at(T0.plusSeconds(1), JobPartition.acquire("a1", "A", 60, 60_000, limit2));
+        partition.at(T0.plusSeconds(1), JobPartition.acquire("a2", "A", 60, 60_000, limit2));
+        partition.at(T0.plusSeconds(1), JobPartition.acquire("b", "B", 60, 60_000, limit2));
+
+        partition.at(T0.plusSeconds(2), JobPartition.release("rx", "X"));
+        partition.skipTo(T0.plusSeconds(2));
+        partition.handOvers();
+        partition.at(T0.plusSeconds(3), JobPartition.release("ry", "Y"));
+        partition.skipTo(T0.plusSeconds(3));
+        partition.handOvers();
+
+        assertThat(state.holders("job").liveAt(T0.plusSeconds(3))).extracting(Lease::owner)
+                .containsExactlyInAnyOrder("A", "B");
+        assertThat(state.queues().queue("job")).isEmpty();
     }
 
     /** The limit is checked against the holders whatever waits: an odd acquire never joins the queue. */

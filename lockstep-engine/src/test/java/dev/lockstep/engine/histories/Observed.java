@@ -1,6 +1,7 @@
 package dev.lockstep.engine.histories;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
@@ -97,17 +98,22 @@ final class Observed {
         stranded(now, quarantined, pending);
     }
 
-    /** The first waiter of each resource, granted by the rules now, must have a hand-over on its way. */
+    /**
+     * The first waiter of each resource, granted by the rules now or held by its owner by now (its
+     * turn: an extension), must have a hand-over on its way.
+     */
     private void stranded(Instant now, boolean quarantined, Set<String> pending) {
         if (quarantined) {
             return;
         }
         for (String resource : holdings.queuedResources()) {
             Holdings.Waiting first = holdings.queue(resource).get(0);
-            Violation.check(holdings.grantable(first, now).isEmpty() || pending.contains(resource), STRANDED,
+            boolean decidable = holdings.grantable(first, now).isPresent()
+                    || holdings.heldBy(resource, first.owner(), now).isPresent();
+            Violation.check(!decidable || pending.contains(resource), STRANDED,
                     first.requestId() + " of " + first.owner() + " waits first for " + resource + " at " + now
-                            + ", which the rules grant it (holders " + holdings.live(resource, now).leases()
-                            + "), and no hand-over is on its way");
+                            + ", which the rules grant it or its owner holds (holders "
+                            + holdings.live(resource, now).leases() + "), and no hand-over is on its way");
         }
     }
 
@@ -121,6 +127,13 @@ final class Observed {
                 + ", before the quarantine ends at " + quarantinedUntil.map(Instant::toString).orElse("?"));
         Violation.check(holdings.queue(resource).get(0).equals(granted), FIFO, granted.requestId() + " granted "
                 + resource + " before " + holdings.queue(resource).get(0).requestId() + ", which queued first");
+        Optional<Lease> held = holdings.heldBy(resource, granted.owner(), now);
+        if (held.isPresent()) {
+            holderTurn(reply, granted, held.get(), expected, now);
+            return;
+        }
+        Violation.check(verdict(reply) instanceof Verdict.Acquired, RULES, granted.requestId() + " answered "
+                + Expected.text(reply) + " at its turn, where the rules grant it a lease or nothing yet");
         Lease lease = ((Verdict.Acquired) verdict(reply)).lease();
         Optional<Lease> rules = holdings.grantable(granted, now);
         Violation.check(rules.isPresent(), RULES, granted.requestId() + " granted " + lease + " at " + now
@@ -133,6 +146,33 @@ final class Observed {
         reply(Optional.of(reply), granted);
         requests.put(granted.requestId(), new Request(granted.acquire(), Optional.of(reply.value()),
                 Optional.of(lease.fencingToken())));
+    }
+
+    /**
+     * The turn of a waiter whose owner holds the resource (its other acquire was granted first): it
+     * is answered as that owner's acquire is, its lease extended to now + its TTL with the same
+     * token, or {@code invalid} for another share; it grants nothing.
+     */
+    private void holderTurn(Outbound.ReplyRecord reply, Holdings.Waiting waiter, Lease held, Expected expected,
+            Instant now) {
+        Verdict rules = Arbiter.decide(waiter.asGranted(), holdings.live(held.resource(), now), now, Long.MAX_VALUE)
+                .verdict();
+        Verdict answered = verdict(reply);
+        if (rules instanceof Verdict.Acquired extended) {
+            Violation.check(answered instanceof Verdict.Acquired a && a.lease().fencingToken() == held.fencingToken()
+                    && a.lease().expiresAt().equals(extended.lease().expiresAt())
+                    && a.lease().permit() == held.permit(), RULES, waiter.requestId() + " of " + waiter.owner()
+                    + ", which holds " + held + ", answered " + Expected.text(reply) + " where the rules extend it to "
+                    + extended.lease());
+            Lease lease = ((Verdict.Acquired) answered).lease();
+            holdings.put(lease);
+            expected.extended(lease);
+        } else {
+            Violation.check(answered.getClass().equals(rules.getClass()), RULES, waiter.requestId()
+                    + " answered " + Expected.text(reply) + " where the rules say " + rules);
+        }
+        holdings.leave(waiter);
+        reply(Optional.of(reply), waiter);
     }
 
     /** The one reply of a waiter that left its queue: it must have been published by this record. */
@@ -230,10 +270,14 @@ final class Observed {
             return Optional.empty();
         }
 
-        /** The waiters' replies left: grants, each to be checked as one. */
+        /**
+         * The waiters' replies left, each to be checked as the turn of a waiter: a grant, or (for a
+         * waiter whose owner holds by then) an extension or {@code invalid}.
+         */
         List<Outbound.ReplyRecord> grants() {
             List<Outbound.ReplyRecord> grants = List.copyOf(deferred);
-            grants.forEach(reply -> Violation.check(verdict(reply) instanceof Verdict.Acquired, ONE_REPLY,
+            grants.forEach(reply -> Violation.check(verdict(reply) instanceof Verdict.Acquired
+                    || verdict(reply) instanceof Verdict.Invalid, ONE_REPLY,
                     "a reply to " + reply.requestId() + " no wait's end or cancellation explains: " + text(reply)));
             return grants;
         }
