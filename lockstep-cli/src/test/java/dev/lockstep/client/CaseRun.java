@@ -121,8 +121,15 @@ final class CaseRun {
                 linkTouched = true;
                 link.accept(step.path("action").asText());
             }
-            // The Java client reads its reply partition by assignment, without a group: nothing rejoins.
-            case "rejoin" -> run(step.path("during"), where + ".");
+            // The Java client reads its reply partition by assignment, without a group: its reader pauses.
+            case "rejoin" -> {
+                client.repliesAway(true);
+                try {
+                    run(step.path("during"), where + ".");
+                } finally {
+                    client.repliesAway(false);
+                }
+            }
             case "check" -> assertThat(held.get(step.path("held").asText()).isLost() ? "lost" : "live").as(where)
                     .isEqualTo(step.path("expect").asText());
             case "await_loss" -> awaitLoss(step, where);

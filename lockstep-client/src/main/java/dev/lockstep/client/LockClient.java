@@ -312,6 +312,11 @@ public final class LockClient implements AutoCloseable {
         return new BlockingLockClient(this);
     }
 
+    /** The reply reader away from its partition, or back where it was (see {@link ReplyListener#away}). */
+    void repliesAway(boolean away) {
+        replies.away(away);
+    }
+
     ScheduledExecutorService scheduler() {
         return scheduler;
     }

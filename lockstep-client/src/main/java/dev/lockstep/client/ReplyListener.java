@@ -38,6 +38,8 @@ final class ReplyListener implements AutoCloseable {
     private final PendingReplies pending = new PendingReplies();
     private final Thread thread;
     private volatile boolean running = true;
+    /** Whether the reader is to stay away from its partition (see {@link #away}); read by the poll thread only. */
+    private volatile boolean away;
 
     private ReplyListener(Consumer<byte[], byte[]> consumer, TopicPartition partition) {
         this.consumer = consumer;
@@ -123,9 +125,26 @@ final class ReplyListener implements AutoCloseable {
         return pending.failure();
     }
 
+    /**
+     * Keeps the reader away from its partition ({@code true}: it fetches nothing, as a consumer in
+     * a group does while it rejoins) or brings it back, where it was: replies published meanwhile
+     * are read then. For the protocol cases every client passes (clients/cases.json, "rejoin").
+     */
+    void away(boolean stayAway) {
+        away = stayAway;
+    }
+
     private void pollLoop() {
         try {
             while (running) {
+                // The consumer is the poll thread's alone: pausing is done here, never by the caller.
+                if (away != consumer.paused().contains(partition)) {
+                    if (away) {
+                        consumer.pause(List.of(partition));
+                    } else {
+                        consumer.resume(List.of(partition));
+                    }
+                }
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     deliver(record);
                 }
