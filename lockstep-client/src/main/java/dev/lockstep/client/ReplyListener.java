@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -38,8 +39,9 @@ final class ReplyListener implements AutoCloseable {
     private final PendingReplies pending = new PendingReplies();
     private final Thread thread;
     private volatile boolean running = true;
-    /** Whether the reader is to stay away from its partition (see {@link #away}); read by the poll thread only. */
+    /** Whether the reader is to stay away from its partition (see {@link #away}), and when the poll thread did so. */
     private volatile boolean away;
+    private volatile CompletableFuture<Void> wentAway = CompletableFuture.completedFuture(null);
 
     private ReplyListener(Consumer<byte[], byte[]> consumer, TopicPartition partition) {
         this.consumer = consumer;
@@ -131,20 +133,26 @@ final class ReplyListener implements AutoCloseable {
      * are read then. For the protocol cases every client passes (clients/cases.json, "rejoin").
      */
     void away(boolean stayAway) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        wentAway = done;
         away = stayAway;
+        // Back from here, the reader is away (or back): replies published from now on wait for it.
+        done.orTimeout(5, TimeUnit.SECONDS).join();
     }
 
     private void pollLoop() {
         try {
             while (running) {
                 // The consumer is the poll thread's alone: pausing is done here, never by the caller.
-                if (away != consumer.paused().contains(partition)) {
-                    if (away) {
+                boolean stayAway = away;
+                if (stayAway != consumer.paused().contains(partition)) {
+                    if (stayAway) {
                         consumer.pause(List.of(partition));
                     } else {
                         consumer.resume(List.of(partition));
                     }
                 }
+                wentAway.complete(null);
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     deliver(record);
                 }
