@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -30,8 +31,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * appended at the next offset with the log time the caller gives, and applied; the hand-overs a
  * step asks for are in flight until the caller says when they land ({@link #deliver}) or that they
  * were lost ({@link #lose}); and when log time passes ({@link #passTime}) it appends what the
- * worker's ticker appends: a tick at each end of a lease or a wait that no record showed, and a
- * hand-over again for a waiter due for {@link #RESEND_AFTER} (a lost one). The caller chooses
+ * worker's ticker appends: a tick at each end of a lease, a wait or a quarantine (while acquires
+ * wait) that no record showed, and a hand-over again for a waiter due for {@link #RESEND_AFTER} (a
+ * lost one). The caller chooses
  * every log time, so nothing here reads a clock.
  *
  * <p>Over the log ({@link #log}, a replay) it applies the records it is given and appends nothing:
@@ -255,14 +257,18 @@ public final class PartitionDriver {
         return state.position().clock();
     }
 
-    /** The first end of a lease or a wait after the partition's log time: what the ticker ticks for next. */
+    /**
+     * The first end after the partition's log time of a lease, a wait, or a quarantine while
+     * acquires wait: what the ticker ticks for next.
+     */
     private Optional<Instant> nextEnd() {
         Instant clock = clock();
-        Optional<Instant> lease = state.leases().stream().map(Lease::expiresAt).filter(end -> end.isAfter(clock))
+        Stream<Instant> leases = state.leases().stream().map(Lease::expiresAt);
+        Stream<Instant> waits = state.queues().all().stream().map(Waiter::deadline);
+        Stream<Instant> quarantine = state.queues().all().isEmpty() ? Stream.empty()
+                : state.position().quarantine().flatMap(Quarantine::until).stream();
+        return Stream.of(leases, waits, quarantine).flatMap(ends -> ends).filter(end -> end.isAfter(clock))
                 .min(Instant::compareTo);
-        Optional<Instant> wait = state.queues().all().stream().map(Waiter::deadline).filter(end -> end.isAfter(clock))
-                .min(Instant::compareTo);
-        return lease.isEmpty() ? wait : wait.map(w -> w.isBefore(lease.get()) ? w : lease.get()).or(() -> lease);
     }
 
     /** The waiters marked due (the worker's {@code hand_over_due}), each noted when first seen so. */
