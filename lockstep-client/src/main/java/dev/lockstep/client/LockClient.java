@@ -3,7 +3,6 @@ package dev.lockstep.client;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
-import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Clock;
@@ -14,9 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The asynchronous lockstep client: thread-safe, one per service instance.
@@ -46,6 +43,7 @@ public final class LockClient implements AutoCloseable {
     private final CommandPublisher publisher;
     private final ReplyListener replies;
     private final ScheduledExecutorService scheduler;
+    private final Exchanges exchanges;
     private final Clock clock;
     private volatile boolean closed;
     private final MonotonicClock monotonicClock;
@@ -56,6 +54,7 @@ public final class LockClient implements AutoCloseable {
         this.publisher = publisher;
         this.replies = replies;
         this.scheduler = scheduler;
+        this.exchanges = new Exchanges(publisher, replies, scheduler);
         this.clock = clock;
         this.monotonicClock = monotonicClock;
     }
@@ -207,25 +206,8 @@ public final class LockClient implements AutoCloseable {
      * has the cancellation.
      */
     public CompletableFuture<ReplyMessage> send(Command command, Duration timeout) {
-        Exchange exchange = exchange(command, timeout);
-        if (!(command instanceof Command.Acquire acquire)) {
-            return exchange.reply();
-        }
-        return exchange.reply().exceptionallyCompose(error -> {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-            // A published acquire whose reply can no longer be read is given up on too (see failure()).
-            boolean unread = replies.failure().filter(cause::equals).isPresent()
-                    && !exchange.published().isCompletedExceptionally();
-            if (!(cause instanceof LockTimeoutException) && !unread) {
-                return CompletableFuture.failedFuture(cause);
-            }
-            return cancelled(acquire).handle((published, failed) -> {
-                if (unread) {
-                    throw (LockClientException) cause;
-                }
-                throw new LockTimeoutException(acquire.requestId(), timeout, failed == null);
-            });
-        });
+        return command instanceof Command.Acquire acquire ? exchanges.cancellingOnTimeout(acquire, timeout)
+                : exchanges.exchange(command, timeout).reply();
     }
 
     /**
@@ -244,12 +226,7 @@ public final class LockClient implements AutoCloseable {
 
     /** As {@link #send(Command, Duration)}, without cancelling an acquire that times out: a caller that retries it. */
     CompletableFuture<ReplyMessage> request(Command command, Duration timeout) {
-        return exchange(command, timeout).reply();
-    }
-
-    private Exchange exchange(Command command, Duration timeout) {
-        return exchange(command.requestId(), CommandEncoder.key(command), CommandEncoder.encode(command, Optional.empty()),
-                Expected.of(command), timeout);
+        return exchanges.exchange(command, timeout).reply();
     }
 
     /**
@@ -262,7 +239,7 @@ public final class LockClient implements AutoCloseable {
      */
     public CompletableFuture<ReplyMessage> send(String requestId, byte[] key, byte[] value, Expected expected,
             Duration timeout) {
-        return exchange(requestId, key, value, expected, timeout).reply();
+        return exchanges.exchange(requestId, key, value, expected, timeout).reply();
     }
 
     /**
@@ -271,40 +248,7 @@ public final class LockClient implements AutoCloseable {
      * published even by a client that can no longer read replies.
      */
     public CompletableFuture<Void> cancelAcquire(String requestId, String resource, String owner) {
-        Command.Release cancel = new Command.Release(newRequestId(), resource, owner, OptionalLong.empty(),
-                Optional.of(requestId));
-        return publisher.publish(CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
-                replies.partition());
-    }
-
-    /** A command in flight: its reply, and its publication's acknowledgement by the broker. */
-    private record Exchange(CompletableFuture<ReplyMessage> reply, CompletableFuture<Void> published) {
-    }
-
-    private Exchange exchange(String requestId, byte[] key, byte[] value, Expected expected, Duration timeout) {
-        Optional<LockClientException> unreadable = failure();
-        if (unreadable.isPresent()) {
-            // Nothing is published whose reply nobody could read: an acquire would be granted unseen.
-            return new Exchange(CompletableFuture.failedFuture(unreadable.get()),
-                    CompletableFuture.failedFuture(unreadable.get()));
-        }
-        CompletableFuture<ReplyMessage> reply;
-        try {
-            reply = replies.expect(requestId, expected, value);
-        } catch (RequestIdInUseException e) {
-            return new Exchange(CompletableFuture.failedFuture(e), CompletableFuture.failedFuture(e));
-        }
-        CompletableFuture<Void> published = publisher.publish(key, value, replies.partition());
-        published.whenComplete((ignored, failed) -> {
-            if (failed != null) {
-                reply.completeExceptionally(failed);
-            }
-        });
-        ScheduledFuture<?> timer = scheduler.schedule(
-                () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
-                timeout.toMillis(), TimeUnit.MILLISECONDS);
-        reply.whenComplete((message, error) -> timer.cancel(false));
-        return new Exchange(reply, published);
+        return exchanges.cancelAcquire(requestId, resource, owner);
     }
 
     /** The same calls, blocking. */
