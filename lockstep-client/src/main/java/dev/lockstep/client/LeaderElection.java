@@ -61,6 +61,8 @@ public final class LeaderElection implements AutoCloseable {
     private AcquireAttempts attempt;
     private volatile HeldLease held;
     private CompletableFuture<Leadership> nextTerm = new CompletableFuture<>();
+    /** The listener's calls, one after the other in the order the election changed: each waits for the one before. */
+    private CompletableFuture<Void> told = CompletableFuture.completedFuture(null);
 
     private LeaderElection(LockClient client, String group, String candidate, Duration ttl, Optional<String> value,
             Listener listener) {
@@ -149,16 +151,11 @@ public final class LeaderElection implements AutoCloseable {
             held = null;
             nextTerm.cancel(false);
             nextTerm = new CompletableFuture<>();
+            if (resigned != null && !resigned.isLost()) {
+                tell(() -> listener.lost(leadership(resigned), LeaseLost.Reason.RESIGNED));
+            }
         }
-        if (resigned == null) {
-            return left;
-        }
-        boolean wasLeading = !resigned.isLost();
-        CompletableFuture<Void> released = resigned.closeAsync();
-        if (wasLeading) {
-            tell(() -> listener.lost(leadership(resigned), LeaseLost.Reason.RESIGNED));
-        }
-        return CompletableFuture.allOf(left, released);
+        return resigned == null ? left : CompletableFuture.allOf(left, resigned.closeAsync());
     }
 
     /** Resigns, and waits until the broker has the release or the cancellation. */
@@ -199,11 +196,11 @@ public final class LeaderElection implements AutoCloseable {
             held = lease;
             waiting = nextTerm;
             nextTerm = new CompletableFuture<>();
+            Leadership term = leadership(lease);
+            LOG.info("{} leads {} in term {}", candidate, group, term.term());
+            tell(() -> listener.gained(term));
         }
-        Leadership term = leadership(lease);
-        LOG.info("{} leads {} in term {}", candidate, group, term.term());
-        tell(() -> listener.gained(term));
-        waiting.complete(term);
+        waiting.complete(leadership(lease));
         lease.lost().thenAccept(lost -> deposed(lease, lost.reason()));
     }
 
@@ -213,24 +210,28 @@ public final class LeaderElection implements AutoCloseable {
                 return;
             }
             held = null;
+            LOG.warn("{} no longer leads {} (term {}): {}", candidate, group, lease.fencingToken(), why);
+            tell(() -> listener.lost(leadership(lease), why));
         }
-        LOG.warn("{} no longer leads {} (term {}): {}", candidate, group, lease.fencingToken(), why);
-        tell(() -> listener.lost(leadership(lease), why));
         enter();
     }
 
     /**
-     * Calls the listener. Its exception is its own bug: logged, it changes nothing in the election
-     * (the candidate leads while it holds the lease and campaigns again when it loses it), as
-     * an exception thrown back into the client's threads would silently stop both.
+     * Calls the listener, after its calls before (queued under this election's lock, in the order
+     * the election changed, so a resignation is never told before the term it ends), on the
+     * client's timer thread. Its exception is its own bug: logged, it changes nothing in the
+     * election (the candidate leads while it holds the lease and campaigns again when it loses
+     * it), as an exception thrown back into the client's threads would silently stop both.
      */
     private void tell(Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            LOG.error("the listener of {} in {} threw; the candidate goes on as the election says", candidate, group,
-                    e);
-        }
+        told = told.thenRunAsync(() -> {
+            try {
+                call.run();
+            } catch (RuntimeException e) {
+                LOG.error("the listener of {} in {} threw; the candidate goes on as the election says", candidate,
+                        group, e);
+            }
+        }, client.scheduler());
     }
 
     private Leadership leadership(HeldLease lease) {
