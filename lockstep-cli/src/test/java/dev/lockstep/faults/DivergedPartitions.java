@@ -35,6 +35,8 @@ final class DivergedPartitions {
 
     /** {@code ...-N@offset}: a record's or an event's place, as divergences name it. */
     private static final Pattern PLACE = Pattern.compile("-(\\d+)@\\d+$");
+    /** The request IDs a command names, its own and the one it cancels. */
+    private static final Pattern REQUEST_IDS = Pattern.compile("\"(request_id|cancels)\":\"([^\"]*)\"");
 
     private DivergedPartitions() {
     }
@@ -44,7 +46,11 @@ final class DivergedPartitions {
         Set<Integer> partitions = new TreeSet<>();
         for (Divergence divergence : replay.divergences()) {
             Matcher place = PLACE.matcher(divergence.source());
-            if (place.find()) {
+            // A command record's place, or an event's (its partition is its command's); a forged
+            // reply's place is on a reply topic, which says nothing of the command partition.
+            boolean commandPartition = divergence.source().startsWith(topics.commands() + "-")
+                    || divergence.source().startsWith("events-");
+            if (commandPartition && place.find()) {
                 partitions.add(Integer.parseInt(place.group(1)));
             }
         }
@@ -67,7 +73,7 @@ final class DivergedPartitions {
             String value = text(r.value());
             lines.add(r.offset() + " " + Instant.ofEpochMilli(r.timestamp()) + " " + text(r.key()) + " "
                     + headers(r) + " " + value);
-            Matcher id = Pattern.compile("\"(request_id|cancels)\":\"([^\"]*)\"").matcher(value);
+            Matcher id = REQUEST_IDS.matcher(value);
             while (id.find()) {
                 requestIds.add(id.group(2));
             }
