@@ -207,6 +207,8 @@ final class BeliefRun implements AutoCloseable {
         ReplayReport replay = new Replay(env.kafka(), env.database(), topics)
                 .run(Optional.empty(), TimeWindow.ALL, (read, total) -> { });
         lap("history read, checked and replayed");
+        DivergedPartitions.keep(replay, env.kafka(), topics, dir)
+                .forEach(kept -> System.out.println(name + ": a diverging partition kept in " + kept));
         report(result, replay, killed);
 
         assertThat(recorder.unreadable()).as("lines the recorder could not read").isEmpty();

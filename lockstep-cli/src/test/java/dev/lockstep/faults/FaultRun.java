@@ -91,6 +91,8 @@ final class FaultRun implements AutoCloseable {
         // Replayed before the check fails, so that a violation comes with what the replay says of it.
         ReplayReport replay = replay();
         System.out.println("lockstep replay after " + fault + ": " + replay.text().strip());
+        DivergedPartitions.keep(replay, kafka, topics, ChildClients.directory(fault.replaceAll("[^A-Za-z0-9]+", "-")))
+                .forEach(kept -> System.out.println("a diverging partition kept in " + kept));
         printRecordsNamedBy(result, history);
         result.assertSafe();
         assertThat(replay.divergences()).as("what lockstep replay found").isEmpty();

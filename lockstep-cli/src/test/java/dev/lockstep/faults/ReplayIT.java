@@ -2,6 +2,8 @@ package dev.lockstep.faults;
 
 import static dev.lockstep.testkit.Commands.acquire;
 import static dev.lockstep.testkit.Commands.newId;
+import static dev.lockstep.testkit.Commands.release;
+import static dev.lockstep.testkit.Commands.status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.engine.TopicAllowList;
@@ -12,6 +14,7 @@ import dev.lockstep.replay.Divergence;
 import dev.lockstep.replay.Replay;
 import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.replay.TimeWindow;
+import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
 import dev.lockstep.testkit.TopicCollector;
@@ -25,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -152,5 +156,46 @@ class ReplayIT {
         assertThat(Set.copyOf(missing.divergences().stream().map(Divergence::kind).toList()))
                 .containsOnly(Divergence.Kind.EVENT_MISSING, Divergence.Kind.REPLY_DIFFERS, Divergence.Kind.LEASE_DIFFERS,
                         Divergence.Kind.REPLY_MISSING);
+    }
+
+    /**
+     * A worker applies on while a replay runs: a client's command, the grant it hands a waiter, and a
+     * tick showing that lease's end, all appended after the replay read the command log. What the
+     * worker publishes for them is no divergence: the replay judges what the records it replayed
+     * make (found as an {@code expired} event "forged" by a tick, ClientBeliefsIT).
+     */
+    @Test
+    void whatAWorkerPublishesForRecordsAppendedWhileTheReplayRunsIsNotForged() throws Exception {
+        TopicNames topics = env.topics().suffixed("-live");
+        LockstepExtension.createTopics(env.kafka(), topics);
+        String waiter = newId();
+        AtomicBoolean appended = new AtomicBoolean();
+        ReplayReport report;
+        try (RunningWorker worker = env.startWorker(WorkerSettings.defaults(env.kafka())
+                .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT)).withGroupId("replay-live"));
+                Wire wire = new Wire(env.kafka(), topics);
+                TopicCollector events = TopicCollector.start(env.kafka(), topics.events())) {
+            assertThat(wire.call(acquire(newId(), "live", "holder", 60)).path("outcome").asText()).isEqualTo("acquired");
+            wire.send(acquire(waiter, "live", "waiter", 1).put("wait_ms", 60_000));
+            // Answered after the waiter's record, on the same partition: the waiter has joined the queue.
+            wire.call(status(newId(), "live"));
+            report = new Replay(env.kafka(), env.database(), topics).run(Optional.empty(), TimeWindow.ALL, (read, total) -> {
+                // The command log is read; what is published is read next.
+                if (read == total && appended.compareAndSet(false, true)) {
+                    wire.call(release(newId(), "live", "holder"));
+                    assertThat(Commands.parse(wire.await(waiter, 1).get(0).value()).path("outcome").asText())
+                            .isEqualTo("acquired");
+                    // The waiter's lease of 1 s ends unshown: the worker's tick shows it.
+                    events.await(r -> new String(r.value(), StandardCharsets.UTF_8).contains("\"event\":\"expired\""), 1);
+                }
+            });
+        }
+        assertThat(appended).as("commands appended while the replay ran").isTrue();
+        assertThat(report.divergences()).isEmpty();
+        assertThat(report.unverifiable()).isEmpty();
+        // Judged as any: the holder's acquire, the waiter's, a status; the release and the tick appended meanwhile.
+        assertThat(report.records()).isEqualTo(5);
+        assertThat(report.repliesCompared()).as("acquire, status, release, the waiter's grant").isEqualTo(4);
+        assertThat(report.eventsCompared()).as("granted, queued, released, granted, expired").isEqualTo(5);
     }
 }

@@ -3,6 +3,8 @@ package dev.lockstep.kafka;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,12 +57,25 @@ public final class LogReader implements AutoCloseable {
 
     /** Every record of {@code topic}'s {@code partitions} (all when empty) as it is now, partition by partition. */
     public void readAll(String topic, Set<Integer> partitions, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-        for (var info : consumer.partitionsFor(topic)) {
-            if (partitions.isEmpty() || partitions.contains(info.partition())) {
-                TopicPartition partition = new TopicPartition(topic, info.partition());
-                read(partition, bounds(partition), sink);
-            }
-        }
+        readAll(bounds(topic, partitions), sink);
+    }
+
+    /** The retained range of each of {@code topic}'s {@code partitions} (all when empty) as it is now, by partition. */
+    public Map<TopicPartition, Bounds> bounds(String topic, Set<Integer> partitions) {
+        List<TopicPartition> wanted = consumer.partitionsFor(topic).stream()
+                .filter(info -> partitions.isEmpty() || partitions.contains(info.partition()))
+                .map(info -> new TopicPartition(topic, info.partition()))
+                .sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
+        Map<TopicPartition, Long> starts = consumer.beginningOffsets(wanted);
+        Map<TopicPartition, Long> ends = consumer.endOffsets(wanted);
+        Map<TopicPartition, Bounds> bounds = new LinkedHashMap<>();
+        wanted.forEach(partition -> bounds.put(partition, new Bounds(starts.get(partition), ends.get(partition))));
+        return bounds;
+    }
+
+    /** Every record within each partition's {@code bounds}, partition by partition. */
+    public void readAll(Map<TopicPartition, Bounds> bounds, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        bounds.forEach((partition, range) -> read(partition, range, sink));
     }
 
     /** The first offset of {@code partition} whose timestamp is at or after {@code time}; empty when none is yet. */

@@ -85,6 +85,7 @@ public final class Replay {
             long total = ranges.values().stream().mapToLong(b -> b.end() - b.start()).sum();
             Expectations expected = new Expectations(window, topics.commands(), total);
             long[] read = {0};
+            Map<Integer, PartitionReplay> verifiable = new TreeMap<>();
             for (Map.Entry<Integer, LogReader.Bounds> range : ranges.entrySet()) {
                 int p = range.getKey();
                 TopicPartition tp = new TopicPartition(topics.commands(), p);
@@ -112,6 +113,7 @@ public final class Replay {
                     continue;
                 }
                 replayed.put(p, replay.readFrom());
+                verifiable.put(p, replay);
                 if (compareState(tp, replay, bounds, recorded, divergences, unverifiable)) {
                     partitionsCompared++;
                 }
@@ -124,20 +126,52 @@ public final class Replay {
             Set<String> replyTopics = new TreeSet<>(expected.replies().keySet());
             replyTopics.add(topics.replies());
             Set<String> existing = existingTopics();
+            // A running worker goes on applying, and publishing, while the replay runs (a tick for a
+            // lease that ended, a client's command): what was published is read up to where it
+            // stands now, and the records appended since the log was read are replayed first, owing
+            // nothing. Everything read was then published for a record the replay saw.
+            Map<String, Map<TopicPartition, LogReader.Bounds>> replies = new TreeMap<>();
             for (String topic : replyTopics) {
                 if (existing.contains(topic)) {
-                    reader.readAll(topic, Set.of(), r -> check.reply(topic, published(r)));
-                    check.endOfReplies(topic);
+                    replies.put(topic, reader.bounds(topic, Set.of()));
                 } else {
                     unverifiable.add("reply topic " + topic + " does not exist: its replies were not compared");
                 }
             }
-            reader.readAll(topics.events(), replayed.keySet(), r -> check.event(published(r)));
+            Map<TopicPartition, LogReader.Bounds> events = reader.bounds(topics.events(), replayed.keySet());
+            records += replayAppended(reader, verifiable, ranges, expected);
+            replies.forEach((topic, bounds) -> {
+                reader.readAll(bounds, r -> check.reply(topic, published(r)));
+                check.endOfReplies(topic);
+            });
+            reader.readAll(events, r -> check.event(published(r)));
             check.endOfEvents();
             divergences.addAll(recoverTexts(reader, checkpoints, recorded, topicId, ranges, check.findings()));
             return new ReplayReport(records, check.repliesCompared(), check.eventsCompared(), partitionsCompared,
                     checkpointsCompared, startedFrom, divergences, unverifiable);
         }
+    }
+
+    /**
+     * The records appended to each verifiable partition since its log was read, through its replay
+     * (they owe nothing: the database said they were not applied yet); {@code ranges} are extended
+     * to them. How many there were.
+     */
+    private long replayAppended(LogReader reader, Map<Integer, PartitionReplay> verifiable,
+            Map<Integer, LogReader.Bounds> ranges, Expectations expected) {
+        long appended = 0;
+        for (Map.Entry<Integer, PartitionReplay> partition : verifiable.entrySet()) {
+            TopicPartition tp = new TopicPartition(topics.commands(), partition.getKey());
+            LogReader.Bounds read = ranges.get(partition.getKey());
+            long end = reader.bounds(tp).end();
+            if (end > read.end()) {
+                reader.read(tp, new LogReader.Bounds(read.end(), end), r -> partition.getValue().apply(Inbound.of(r),
+                        (record, step) -> expected.add(record, step, false)));
+                ranges.put(partition.getKey(), new LogReader.Bounds(read.start(), end));
+                appended += end - read.end();
+            }
+        }
+        return appended;
     }
 
     /**
