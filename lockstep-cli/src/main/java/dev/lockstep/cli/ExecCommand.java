@@ -13,6 +13,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -88,8 +93,26 @@ final class ExecCommand implements Callable<Integer> {
         // The guard starts while the lease is asked for.
         try (GuardedJob job = GuardedJob.prepare(command, MonotonicClock.system());
                 LockClient locks = LockClient.start(settings)) {
-            Optional<HeldLease> acquired = locks.blocking().tryAcquire(resource, owner.owner(), Duration.ofSeconds(ttl),
-                    Duration.ofSeconds(waitSeconds), share);
+            CompletableFuture<Optional<HeldLease>> acquiring = locks.tryAcquire(resource, owner.owner(),
+                    Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds), share);
+            // Stopped while it waits, exec gives up: its acquire leaves the queue, or is released once granted.
+            CountDownLatch gaveUp = new CountDownLatch(1);
+            Signals.onTerminate(() -> {
+                acquiring.cancel(false);
+                gaveUp.countDown();
+            });
+            Optional<HeldLease> acquired;
+            try {
+                acquired = acquiring.join();
+            } catch (CancellationException e) {
+                // The cancellation is handed to the client by the signal's thread: not closed before it has it.
+                gaveUp.await(5, TimeUnit.SECONDS);
+                err.println("lockstep: stopped while waiting for " + resource + "; its acquire is cancelled");
+                err.flush();
+                return ExitCodes.NOT_ACQUIRED;
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException cause ? cause : e;
+            }
             if (acquired.isEmpty()) {
                 err.println("lockstep: " + resource + (limit == null ? " is held by another owner"
                         : " has its " + limit + " holders") + "; not acquired within " + waitSeconds + " s");

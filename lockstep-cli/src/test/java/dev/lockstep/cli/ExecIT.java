@@ -222,6 +222,28 @@ class ExecIT {
     }
 
     /**
+     * SIGTERM to an {@code exec} still waiting in the queue: it gives up, and its acquire leaves
+     * the queue with it, instead of being granted after it is gone and blocking the lock for its TTL.
+     */
+    @Test
+    void anExecStoppedWhileItWaitsLeavesTheQueue() throws Exception {
+        HeldLease holder = client.blocking().tryAcquire("stopped-waiting", "holder", Duration.ofSeconds(30),
+                Duration.ZERO).orElseThrow();
+        Process waiting = exec("stopped-waiting", "runner-a", 30, 60, "echo ran");
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.blocking().status("stopped-waiting", "holder")
+                instanceof Verdict.Locked locked && locked.waiters() == 1);
+
+        waiting.destroy(); // SIGTERM
+        assertThat(exitCode(waiting)).isEqualTo(ExitCodes.NOT_ACQUIRED);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.blocking().status("stopped-waiting", "holder")
+                instanceof Verdict.Locked locked && locked.waiters() == 0);
+        holder.close();
+        assertThat(client.blocking().status("stopped-waiting")).as("free, not granted to the exec that left")
+                .isEqualTo(new Verdict.NotFound());
+    }
+
+    /**
      * What the kernel says of each job process still listed (its state, parent and command line),
      * so that a failure tells a zombie waiting for init from a process that escaped the kill.
      */

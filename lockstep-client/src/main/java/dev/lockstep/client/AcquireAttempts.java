@@ -69,7 +69,13 @@ final class AcquireAttempts {
         this.deadline = deadline;
     }
 
+    /** Starts; the caller that cancels the result gives up, as {@link #abandon()} does. */
     CompletableFuture<Optional<HeldLease>> start() {
+        result.whenComplete((held, error) -> {
+            if (result.isCancelled()) {
+                givenUp();
+            }
+        });
         attempt(LockClient.newRequestId());
         return result;
     }
@@ -83,8 +89,16 @@ final class AcquireAttempts {
         if (abandoned || result.isDone()) {
             return CompletableFuture.completedFuture(null);
         }
-        abandoned = true;
         result.complete(Optional.empty());
+        return givenUp();
+    }
+
+    /** No other attempt is sent, and the one attempted now is cancelled. */
+    private synchronized CompletableFuture<Void> givenUp() {
+        if (abandoned) {
+            return CompletableFuture.completedFuture(null);
+        }
+        abandoned = true;
         return current == null ? CompletableFuture.completedFuture(null) : client.cancelled(current);
     }
 

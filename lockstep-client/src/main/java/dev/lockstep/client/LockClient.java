@@ -162,7 +162,11 @@ public final class LockClient implements AutoCloseable {
         return tryAcquire(resource, owner, ttl, wait, Share.EXCLUSIVE);
     }
 
-    /** As {@link #tryAcquire(String, String, Duration, Duration)}, for {@code share} of the resource. */
+    /**
+     * As {@link #tryAcquire(String, String, Duration, Duration)}, for {@code share} of the resource.
+     * Cancelling the returned future gives up: the acquire attempted then is cancelled (it leaves
+     * the queue, or the lease it is granted is released right after).
+     */
     public CompletableFuture<Optional<HeldLease>> tryAcquire(String resource, String owner, Duration ttl,
             Duration wait, Share share) {
         return new AcquireAttempts(this, resource, owner, ttl, share, clock.instant().plus(wait)).start();
