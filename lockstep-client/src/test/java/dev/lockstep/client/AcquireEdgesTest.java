@@ -25,11 +25,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review of issue 42: {@code tryAcquire} where its features meet the reply reader's failure and a
- * grant's dating. Kafka's mock consumer and producer stand in for the broker, as in
- * {@link ReplyReaderFailureTest}. Both fail on the code as reviewed.
+ * {@code tryAcquire} where its features meet the reply reader's failure, a grant's dating and a
+ * grant that came too late. Kafka's mock consumer and producer stand in for the broker, as in
+ * {@link ReplyReaderFailureTest}.
  */
-class ReviewAcquireEdgesTest {
+class AcquireEdgesTest {
 
     private static final TopicPartition REPLIES = new TopicPartition("lock.replies", 0);
 

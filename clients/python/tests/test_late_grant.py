@@ -1,5 +1,4 @@
-"""Review of issue 42: Python client cases found by reading the change. They need no broker, and fail
-on the code as reviewed."""
+"""A grant that came too late to act on, and a reply the reader cannot read: no broker needed."""
 import json
 import time
 import unittest
@@ -19,9 +18,8 @@ def reply(outcome, **fields):
 class LateGrant(unittest.TestCase):
 
     def test_a_grant_whose_reply_came_after_its_local_end_is_not_handed_over_nor_left_held(self):
-        # The Java client (98f8cd7) no longer hands over a lease whose reply came after its local
-        # validity ("the user has acted meanwhile", reliability.md); Python still does, as a live-looking
-        # HeldLease whose end has passed, and nothing cancels or releases the lease the worker granted.
+        # A lease whose reply came after its local validity is not to be acted on: not handed over,
+        # and, with no wait left to acquire it again, cancelled so it does not block the lock.
         client = LockClient("127.0.0.1:1")
         sent = []
         client.release = lambda *a, **k: sent.append(("release", k.get("fencing_token")))

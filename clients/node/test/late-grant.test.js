@@ -1,6 +1,5 @@
 'use strict';
-// Review of issue 42: a Node client case found by reading the change. It needs no broker, and fails on
-// the code as reviewed.
+// A grant that came too late to act on: no broker needed.
 const { it } = require('node:test');
 const assert = require('node:assert/strict');
 const { LockClient, parseReply } = require('..');
@@ -14,9 +13,8 @@ function reply(outcome, fields = {}) {
   })));
 }
 
-// The Java client (98f8cd7) no longer hands over a lease whose reply came after its local validity ("the
-// user has acted meanwhile", reliability.md); Node still does (withLock runs its action on it at once), and
-// nothing cancels or releases the lease the worker granted: it blocks the lock for its TTL.
+// A lease whose reply came after its local validity is not to be acted on: not handed over, and, with no
+// wait left to acquire it again, cancelled so it does not block the lock for its TTL.
 it('neither hands over nor leaves held a grant whose reply came after its local end', async () => {
   const client = new LockClient({ brokers: ['127.0.0.1:1'] });
   const sent = [];
