@@ -100,4 +100,68 @@ class Review2ElectionTest {
                 .as("the listener hears that term 7 ended, resigned or expired").hasSize(2)
                 .last().asString().startsWith("lost 7 "));
     }
+
+    /**
+     * cli.md: {@code elect} without a command "prints a line (elected, or deposed with a reason) at
+     * each change ... and resigns on SIGTERM" (ElectIT checks the last line says "resigned"). Its
+     * SIGTERM handler calls {@code resign()} and lets main return, which closes the election (a
+     * no-op by then) and the client: {@code LockClient.close()} shuts the timer thread down at once
+     * ({@code shutdownNow}). {@code tell} now queues the listener's call on that thread, so a call
+     * not yet run when the client closes is dropped: here the timer thread is busy (a renewal, a
+     * listener call, a loaded machine) when the candidate resigns and the client closes. Before
+     * the listener calls were chained on the timer, resign() told RESIGNED on its own thread.
+     */
+    @Test
+    void aResignationRightBeforeTheClientClosesIsStillTold() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        LeaderElection election = elected(told);
+
+        CountDownLatch busy = new CountDownLatch(1);
+        client.scheduler().execute(() -> {
+            busy.countDown();
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
+        election.resign();
+        client.close();
+
+        Thread.sleep(500);
+        assertThat(told).as("resigned, then closed: the listener hears it").containsExactly("gained 7", "lost 7 RESIGNED");
+    }
+
+    /** A client whose election {@code g} (TTL 30 s) is won in term 7; the listener's calls go to {@code told}. */
+    private LeaderElection elected(List<String> told) {
+        consumer.assign(List.of(REPLIES));
+        consumer.updateBeginningOffsets(Map.of(REPLIES, 0L));
+        LockClientSettings settings = LockClientSettings.defaults(KafkaSettings.of("127.0.0.1:9"));
+        client = LockClient.start(settings, new CommandPublisher(producer, settings), ReplyListener.listen(consumer, REPLIES));
+        LeaderElection election = LeaderElection.of(client, "g", "host-a", Duration.ofSeconds(30), Optional.empty(),
+                new LeaderElection.Listener() {
+                    @Override
+                    public void gained(LeaderElection.Leadership leadership) {
+                        told.add("gained " + leadership.term());
+                    }
+
+                    @Override
+                    public void lost(LeaderElection.Leadership leadership, LeaseLost.Reason why) {
+                        told.add("lost " + leadership.term() + " " + why);
+                    }
+                });
+        election.campaign();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !producer.history().isEmpty());
+        String acquire = new String(producer.history().get(0).value(), StandardCharsets.UTF_8);
+        Matcher id = Pattern.compile("\"request_id\":\"([^\"]+)\"").matcher(acquire);
+        assertThat(id.find()).isTrue();
+        consumer.addRecord(new ConsumerRecord<>(REPLIES.topic(), REPLIES.partition(), 0L,
+                id.group(1).getBytes(StandardCharsets.UTF_8), ("{\"request_id\":\"" + id.group(1) + "\",\"type\":\"acquire\","
+                        + "\"resource\":\"g\",\"outcome\":\"acquired\",\"acquired\":true,\"lock\":{\"resource\":\"g\","
+                        + "\"owner\":\"host-a\",\"fencing_token\":7,\"acquired_at\":\"2026-12-07T10:00:00.000Z\","
+                        + "\"expires_at\":\"2026-12-07T10:00:30.000Z\",\"value\":\"host-a\"}}").getBytes(StandardCharsets.UTF_8)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> told.equals(List.of("gained 7")));
+        return election;
+    }
 }
