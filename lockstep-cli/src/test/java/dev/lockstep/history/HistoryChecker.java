@@ -168,14 +168,19 @@ public final class HistoryChecker {
 
         /**
          * When it was decided: its record's log time, or for an acquire that waited in a queue the
-         * later instant its lease starts (the record that freed the resource).
+         * later instant its turn came (its record's time plus the {@code waited_ms} its reply says:
+         * a grant starts its lease then, an owner's second acquire extends the lease it holds then).
          */
         Instant at() {
+            if (verdict instanceof Verdict.Acquired acquired && acquired.waited().isPresent()) {
+                return observed.now().plus(acquired.waited().get());
+            }
             return waited() ? ((Verdict.Acquired) verdict).lease().acquiredAt() : observed.now();
         }
 
         boolean waited() {
-            return verdict instanceof Verdict.Acquired a && a.lease().acquiredAt().isAfter(observed.now());
+            return verdict instanceof Verdict.Acquired a
+                    && (a.waited().isPresent() || a.lease().acquiredAt().isAfter(observed.now()));
         }
     }
 

@@ -27,6 +27,8 @@ final class LeaseTimeline {
         final LoggedRecord record;
         /** Whether the grant's own reply was seen (not only a renew's of the same token). */
         final boolean granted;
+        /** Whether a waiter's reply was seen for it: its grant, decided at its turn. */
+        boolean byWaiter;
         Instant expiresAt;
         Instant releasedAt = Instant.MAX;
 
@@ -120,20 +122,24 @@ final class LeaseTimeline {
                         + lease.owner() + " by request " + applied.requestId() + " at "
                         + applied.record().position() + " (" + applied.now() + ")");
             }
-            if (grant && (!known.granted || waited)) {
+            if (grant && (!known.granted || waited && !known.byWaiter)) {
                 // A waiter's grant, decided by a record at the same log time as a renew of it, or
                 // its owner's extending acquire, observed first (sorted before waiters' grants at
                 // one instant): those came after it in the log, and the expiry they set stands.
                 Grant granted = new Grant(lease, applied.requestId(), applied.record(), true);
                 granted.expiresAt = known.expiresAt;
+                granted.byWaiter = waited;
                 byToken.put(Key.of(lease), granted);
                 return;
             }
-            // A renew or a same-owner re-acquire sets the expiry anew, shorter or longer.
+            // A renew, a same-owner re-acquire, or the turn of that owner's next waiter (after the
+            // waiter's grant, in queue order) sets the expiry anew, shorter or longer.
             known.expiresAt = lease.expiresAt();
             return;
         }
-        byToken.put(Key.of(lease), new Grant(lease, applied.requestId(), applied.record(), grant));
+        Grant first = new Grant(lease, applied.requestId(), applied.record(), grant);
+        first.byWaiter = waited;
+        byToken.put(Key.of(lease), first);
     }
 
     /** The grants in token order, each release applied to the lease its owner held when it was released. */
