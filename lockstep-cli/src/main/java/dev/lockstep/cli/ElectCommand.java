@@ -112,10 +112,8 @@ final class ElectCommand implements Callable<Integer> {
                 LeaderElection election = LeaderElection.of(locks, group, owner.owner(), Duration.ofSeconds(ttl),
                         Optional.of(value.orElse(candidate)), listener)) {
             CountDownLatch stopped = new CountDownLatch(1);
-            Signals.onTerminate(() -> {
-                election.resign();
-                stopped.countDown();
-            });
+            // Stopped once the resignation is published and told ("deposed ... resigned").
+            Signals.onTerminate(() -> election.resign().whenComplete((resigned, failed) -> stopped.countDown()));
             if (command.isEmpty()) {
                 election.campaign();
                 stopped.await();

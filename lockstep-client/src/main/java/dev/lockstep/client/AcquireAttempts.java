@@ -9,6 +9,8 @@ import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -52,6 +54,12 @@ final class AcquireAttempts {
     private Command.Acquire current;
     private MonotonicInstant firstSent;
     private boolean abandoned;
+    /**
+     * The acquires whose grants came too late to act on, since the last lease handed over: their
+     * leases may be live still (extended by the next attempt, same owner, same token), so a caller
+     * that gives up cancels them too (a cancellation of the extending attempt releases nothing).
+     */
+    private final List<Command.Acquire> lateGrants = new ArrayList<>();
 
     AcquireAttempts(LockClient client, String resource, String owner, Duration ttl, Share share, Instant deadline) {
         this(client, resource, owner, ttl, share, Optional.empty(), deadline);
@@ -69,10 +77,13 @@ final class AcquireAttempts {
         this.deadline = deadline;
     }
 
-    /** Starts; the caller that cancels the result gives up, as {@link #abandon()} does. */
+    /**
+     * Starts. A caller that completes the result otherwise than with what it got (cancels it,
+     * gives it a timeout) gives up, as {@link #abandon()} does.
+     */
     CompletableFuture<Optional<HeldLease>> start() {
         result.whenComplete((held, error) -> {
-            if (result.isCancelled()) {
+            if (error != null) {
                 givenUp();
             }
         });
@@ -93,13 +104,18 @@ final class AcquireAttempts {
         return givenUp();
     }
 
-    /** No other attempt is sent, and the one attempted now is cancelled. */
+    /** No other attempt is sent; the one attempted now is cancelled, and so are those granted too late. */
     private synchronized CompletableFuture<Void> givenUp() {
         if (abandoned) {
             return CompletableFuture.completedFuture(null);
         }
         abandoned = true;
-        return current == null ? CompletableFuture.completedFuture(null) : client.cancelled(current);
+        List<CompletableFuture<Void>> cancelled = new ArrayList<>();
+        lateGrants.forEach(late -> cancelled.add(client.cancelled(late)));
+        if (current != null && !lateGrants.contains(current)) {
+            cancelled.add(client.cancelled(current));
+        }
+        return CompletableFuture.allOf(cancelled.toArray(CompletableFuture[]::new));
     }
 
     private synchronized void attempt(String id) {
@@ -132,12 +148,12 @@ final class AcquireAttempts {
         if (cause instanceof LockTimeoutException && !remaining().isZero()) {
             attempt(acquire.requestId());
         } else if (cause instanceof LockTimeoutException) {
-            client.cancelled(acquire).whenComplete((published, failed) -> result.completeExceptionally(
+            givenUp().whenComplete((published, failed) -> result.completeExceptionally(
                     new LockTimeoutException(acquire.requestId(), client.settings().requestTimeout(), failed == null)));
         } else if (cause != null) {
             // The acquire may be in the log (a reply reader that failed, a publish whose outcome is
             // unknown): cancelled, so a grant it gets later does not block the resource for its TTL.
-            client.cancelled(acquire).whenComplete((published, failed) -> result.completeExceptionally(cause));
+            givenUp().whenComplete((published, failed) -> result.completeExceptionally(cause));
         } else if (message.reply() instanceof Verdict.Acquired acquired) {
             MonotonicInstant received = client.monotonicClock().now();
             // Begun no earlier than the first send plus the wait in log time, and no later than the
@@ -148,6 +164,9 @@ final class AcquireAttempts {
                 return;
             }
             HeldLease held = HeldLease.start(client, acquired.lease(), ttl, began);
+            synchronized (this) {
+                lateGrants.clear(); // the lease handed over is the caller's to close, that token's too
+            }
             if (!result.complete(Optional.of(held))) {
                 // Abandoned since the check above: the caller has nothing, so nobody would close it.
                 held.closeAsync();
@@ -176,8 +195,11 @@ final class AcquireAttempts {
      */
     private void lateGrant(Command.Acquire acquire, Verdict.Acquired acquired) {
         LOG.debug("the grant of {} (token {}) came after its local validity", resource, acquired.lease().fencingToken());
+        synchronized (this) {
+            lateGrants.add(acquire);
+        }
         if (remaining().isZero()) {
-            client.cancelled(acquire).whenComplete((published, failed) -> result.complete(Optional.empty()));
+            givenUp().whenComplete((published, failed) -> result.complete(Optional.empty()));
         } else {
             attempt(LockClient.newRequestId());
         }

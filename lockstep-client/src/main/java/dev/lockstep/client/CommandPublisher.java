@@ -27,6 +27,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  */
 final class CommandPublisher implements AutoCloseable {
 
+    /** How long closing waits for what was published to reach the broker. */
+    private static final Duration CLOSING = Duration.ofSeconds(5);
+
     private final Producer<byte[], byte[]> producer;
     private final LockClientSettings settings;
     private final ExecutorService sender = Executors.newSingleThreadExecutor(runnable -> {
@@ -78,7 +81,8 @@ final class CommandPublisher implements AutoCloseable {
                     published.complete(null);
                 }
             });
-        } catch (KafkaException e) {
+        } catch (KafkaException | IllegalStateException e) {
+            // IllegalStateException: the producer was closed while this send waited its turn.
             published.completeExceptionally(failed(e));
         }
     }
@@ -88,16 +92,17 @@ final class CommandPublisher implements AutoCloseable {
                 + error.getMessage(), error);
     }
 
-    /** Sends what was published, waiting up to 5 s for the broker to have it. */
+    /** Sends what was published, waiting up to 5 s in all for the broker to have it. */
     @Override
     public void close() {
+        long deadline = System.nanoTime() + CLOSING.toNanos();
         sender.shutdown();
         try {
-            sender.awaitTermination(5, TimeUnit.SECONDS);
+            sender.awaitTermination(CLOSING.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        producer.close(Duration.ofSeconds(5));
+        producer.close(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
     }
 
     void closeNow() {

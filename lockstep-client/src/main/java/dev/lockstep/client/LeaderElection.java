@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * }                                        // resigns: releases the lease, or leaves the queue
  * }</pre>
  *
- * <p>The listener is called on the client's threads, one call at a time per election, and must not
- * block them. An exception it throws is logged and changes nothing: the candidate leads, and
+ * <p>The listener is called one call at a time per election, in the order the election changed,
+ * on a thread of the common pool; {@link #resign()} completes once it was told. An exception it throws is logged and changes nothing: the candidate leads, and
  * campaigns again after losing, as if it had returned. Nothing starts before {@link #campaign()}.
  */
 public final class LeaderElection implements AutoCloseable {
@@ -138,7 +138,8 @@ public final class LeaderElection implements AutoCloseable {
 
     /**
      * Stops campaigning: a leader releases its lease (the next candidate leads at once), a waiting
-     * candidate leaves the queue. Completes when the broker has the release or the cancellation.
+     * candidate leaves the queue. Completes when the broker has the release or the cancellation,
+     * and a leader's listener was told its term ended.
      */
     public CompletableFuture<Void> resign() {
         HeldLease resigned;
@@ -151,11 +152,14 @@ public final class LeaderElection implements AutoCloseable {
             held = null;
             nextTerm.cancel(false);
             nextTerm = new CompletableFuture<>();
-            if (resigned != null && !resigned.isLost()) {
-                tell(() -> listener.lost(leadership(resigned), LeaseLost.Reason.RESIGNED));
+            if (resigned != null) {
+                // Its term ends here: resigned, or lost before (a validity that ran out unnoticed) and
+                // not told yet, since held was this lease until now.
+                LeaseLost.Reason why = resigned.isLost() ? resigned.lost().join().reason() : LeaseLost.Reason.RESIGNED;
+                tell(() -> listener.lost(leadership(resigned), why));
             }
         }
-        return resigned == null ? left : CompletableFuture.allOf(left, resigned.closeAsync());
+        return resigned == null ? left : CompletableFuture.allOf(left, resigned.closeAsync(), told);
     }
 
     /** Resigns, and waits until the broker has the release or the cancellation. */
@@ -218,10 +222,11 @@ public final class LeaderElection implements AutoCloseable {
 
     /**
      * Calls the listener, after its calls before (queued under this election's lock, in the order
-     * the election changed, so a resignation is never told before the term it ends), on the
-     * client's timer thread. Its exception is its own bug: logged, it changes nothing in the
-     * election (the candidate leads while it holds the lease and campaigns again when it loses
-     * it), as an exception thrown back into the client's threads would silently stop both.
+     * the election changed, so a resignation is never told before the term it ends), off the
+     * client's threads (the common pool: a call queued as the client closes is still made). Its
+     * exception is its own bug: logged, it changes nothing in the election (the candidate leads
+     * while it holds the lease and campaigns again when it loses it), as an exception thrown back
+     * into the client's threads would silently stop both.
      */
     private void tell(Runnable call) {
         told = told.thenRunAsync(() -> {
@@ -231,7 +236,7 @@ public final class LeaderElection implements AutoCloseable {
                 LOG.error("the listener of {} in {} threw; the candidate goes on as the election says", candidate,
                         group, e);
             }
-        }, client.scheduler());
+        });
     }
 
     private Leadership leadership(HeldLease lease) {

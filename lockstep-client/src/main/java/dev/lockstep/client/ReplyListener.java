@@ -134,8 +134,9 @@ final class ReplyListener implements AutoCloseable {
      */
     void away(boolean stayAway) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        wentAway = done;
+        // In this order, and read in the other: a poll that takes this future sees this state.
         away = stayAway;
+        wentAway = done;
         // Back from here, the reader is away (or back): replies published from now on wait for it.
         done.orTimeout(5, TimeUnit.SECONDS).join();
     }
@@ -144,6 +145,7 @@ final class ReplyListener implements AutoCloseable {
         try {
             while (running) {
                 // The consumer is the poll thread's alone: pausing is done here, never by the caller.
+                CompletableFuture<Void> asked = wentAway;
                 boolean stayAway = away;
                 if (stayAway != consumer.paused().contains(partition)) {
                     if (stayAway) {
@@ -152,7 +154,7 @@ final class ReplyListener implements AutoCloseable {
                         consumer.resume(List.of(partition));
                     }
                 }
-                wentAway.complete(null);
+                asked.complete(null);
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     deliver(record);
                 }

@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.core.CommandType;
 import dev.lockstep.core.Outcome;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.Fingerprint;
 import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.protocol.Reply;
@@ -50,12 +51,14 @@ final class Answers {
 
     /**
      * Whether a waiting acquire was decided after {@code record}'s own command: by a later record,
-     * or granted by this one (a hand-over follows the record's command; a wait that ends is
-     * answered before it).
+     * or at its turn by this one (a hand-over follows the record's command: a grant, an extension,
+     * or {@code invalid}); only a wait that ends is answered before it.
      */
     private static boolean decidedAfter(RequestEntry entry, Inbound record) {
         return entry.deferred() && (entry.decidedAt() > record.offset() || entry.decidedAt() == record.offset()
-                && ReplyDecoder.decode(entry.reply().bytes()).filter(r -> r.reply() instanceof Verdict.Acquired).isPresent());
+                && ReplyDecoder.decode(entry.reply().bytes()).filter(r -> !(r.reply() instanceof Verdict.NotAcquired
+                        notAcquired && notAcquired.reason().filter(WaitEnd.WAIT_EXPIRED::equals).isPresent()))
+                        .isPresent());
     }
 
     /**

@@ -23,11 +23,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Second review (issue 42): {@code HeldLease.isLost()} now loses a lease whose validity passed
- * itself, and {@code LeaderElection.resign()} asks it under the election's lock after it let go of
- * the lease. Kafka's mock consumer and producer stand in for the broker.
+ * A resigning leader's listener hears its term end, whatever came first (a validity that ran out
+ * unnoticed) and whatever follows (the client closing). Kafka's mock consumer and producer stand
+ * in for the broker.
  */
-class Review2ElectionTest {
+class ResignationTest {
 
     private static final TopicPartition REPLIES = new TopicPartition("lock.replies", 0);
 

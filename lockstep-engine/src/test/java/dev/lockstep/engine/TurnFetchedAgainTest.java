@@ -10,8 +10,8 @@ import dev.lockstep.core.Verdict;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Second review (issue 42): engine cases where the queue's new turn for a holding owner meets other features. */
-class Review2EngineTest {
+/** A holding owner's waiter's turn where it meets a record fetched again. */
+class TurnFetchedAgainTest {
 
     private final JobPartition partition = new JobPartition(Duration.ZERO);
 

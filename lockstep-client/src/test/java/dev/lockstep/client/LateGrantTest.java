@@ -23,10 +23,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Second review (issue 42): a grant that came too late, acquired again, then given up on. Kafka's
+ * A grant that came too late, acquired again, then given up on. Kafka's
  * mock consumer and producer stand in for the broker, as in {@link AcquireEdgesTest}.
  */
-class Review2AcquireTest {
+class LateGrantTest {
 
     private static final TopicPartition REPLIES = new TopicPartition("lock.replies", 0);
 
