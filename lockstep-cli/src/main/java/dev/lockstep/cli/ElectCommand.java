@@ -112,7 +112,8 @@ final class ElectCommand implements Callable<Integer> {
                 LeaderElection election = LeaderElection.of(locks, group, owner.owner(), Duration.ofSeconds(ttl),
                         Optional.of(value.orElse(candidate)), listener)) {
             CountDownLatch stopped = new CountDownLatch(1);
-            // Stopped once the resignation is published and told ("deposed ... resigned").
+            // Stopped once the resignation is published and told ("deposed ... resigned"); a command
+            // not started yet is not started (once it runs, its guard's handling takes the signals).
             Signals.onTerminate(() -> election.resign().whenComplete((resigned, failed) -> stopped.countDown()));
             if (command.isEmpty()) {
                 election.campaign();
@@ -135,7 +136,7 @@ final class ElectCommand implements Callable<Integer> {
                         "LOCKSTEP_VALUE", term.value().orElse("")), () -> election.validUntil(term.term()), lost,
                         "leadership of " + group,
                         GuardTimes.of(Duration.ofSeconds(graceSeconds), Duration.ofSeconds(ttl), settings),
-                        spec.commandLine().getErr());
+                        () -> !election.isLeader(), spec.commandLine().getErr());
             } catch (IOException e) {
                 spec.commandLine().getErr().println("lockstep: cannot start the command's guard: " + e.getMessage());
                 spec.commandLine().getErr().flush();

@@ -18,6 +18,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -97,7 +99,9 @@ final class ExecCommand implements Callable<Integer> {
                     Duration.ofSeconds(ttl), Duration.ofSeconds(waitSeconds), share);
             // Stopped while it waits, exec gives up: its acquire leaves the queue, or is released once granted.
             CountDownLatch gaveUp = new CountDownLatch(1);
+            AtomicBoolean stopRequested = new AtomicBoolean();
             Signals.onTerminate(() -> {
+                stopRequested.set(true);
                 acquiring.cancel(false);
                 gaveUp.countDown();
             });
@@ -121,7 +125,7 @@ final class ExecCommand implements Callable<Integer> {
             }
             try (HeldLease lease = acquired.get()) {
                 return runHolding(job, lease, GuardTimes.of(Duration.ofSeconds(graceSeconds), Duration.ofSeconds(ttl),
-                        settings), err);
+                        settings), stopRequested::get, err);
             }
         } catch (IOException e) {
             err.println("lockstep: cannot start the command's guard: " + e.getMessage());
@@ -130,8 +134,8 @@ final class ExecCommand implements Callable<Integer> {
         }
     }
 
-    private int runHolding(GuardedJob job, HeldLease lease, GuardTimes times, PrintWriter err)
-            throws InterruptedException {
+    private int runHolding(GuardedJob job, HeldLease lease, GuardTimes times, BooleanSupplier stopRequested,
+            PrintWriter err) throws InterruptedException {
         return job.run(Map.of(
                 "LOCKSTEP_FENCING_TOKEN", Long.toString(lease.fencingToken()),
                 "LOCKSTEP_RESOURCE", lease.resource(),
@@ -140,6 +144,6 @@ final class ExecCommand implements Callable<Integer> {
                 "LOCKSTEP_PERMIT", Integer.toString(lease.lease().permit())),
                 () -> lease.isLost() ? Optional.empty() : Optional.of(lease.validUntil()),
                 lease.lost().thenApply(lost -> "lease on " + resource + " lost (" + lost.reason() + ")"),
-                "lease on " + resource, times, err);
+                "lease on " + resource, times, stopRequested, err);
     }
 }

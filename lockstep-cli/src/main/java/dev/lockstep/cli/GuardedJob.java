@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -107,12 +108,15 @@ final class GuardedJob implements AutoCloseable {
      * @param lost completes with why when the lease is lost
      * @param what the lease, as messages name it ("lease on R", "leadership of G")
      * @param times the grace, and how much of the validity a start needs
+     * @param stopRequested whether the process was asked to stop (SIGTERM, Ctrl-C) before the
+     *     job's own handling of those signals was in place: the job does not start, or is stopped
      * @return the job's exit code; {@link ExitCodes#LEASE_LOST} when the lease was lost, or not
      *     renewed in time, while it ran (or before it could start); {@link ExitCodes#CANNOT_RUN}
-     *     when it could not start
+     *     when it could not start; {@link ExitCodes#NOT_ACQUIRED} when asked to stop before it started
      */
     int run(Map<String, String> environment, Supplier<Optional<MonotonicInstant>> validity,
-            CompletableFuture<String> lost, String what, GuardTimes times, PrintWriter err) throws InterruptedException {
+            CompletableFuture<String> lost, String what, GuardTimes times, BooleanSupplier stopRequested,
+            PrintWriter err) throws InterruptedException {
         try (GuardLink link = GuardLink.over(connected())) {
             Optional<MonotonicInstant> validUntil = validity.get();
             while (validUntil.isPresent() && clock.now().until(validUntil.get()).compareTo(times.toStart()) < 0) {
@@ -122,6 +126,9 @@ final class GuardedJob implements AutoCloseable {
             }
             if (validUntil.isEmpty()) {
                 return say(err, ExitCodes.LEASE_LOST, lost.getNow(what + " lost") + " before the command could start");
+            }
+            if (stopRequested.getAsBoolean()) {
+                return say(err, ExitCodes.NOT_ACQUIRED, "stopped before the command started");
             }
             sentRun = true;
             link.send(new GuardLink.Run(clock.now(), environment, validUntil.get(), times.grace()));
@@ -155,6 +162,10 @@ final class GuardedJob implements AutoCloseable {
                 }
             });
             Signals.onTerminate(() -> order(link, new GuardLink.Stop(clock.now())));
+            if (stopRequested.getAsBoolean()) {
+                // Asked before the handler above took over: the job is stopped all the same.
+                order(link, new GuardLink.Stop(clock.now()));
+            }
             lost.thenRun(() -> order(link, new GuardLink.Lost(clock.now())));
             Ended end = feedUntilEnded(link, validity, validUntil.get(), ended);
             heardEnd = true;
