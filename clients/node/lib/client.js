@@ -226,6 +226,11 @@ class LockClient {
   async tryAcquire(resource, owner, ttl, waitSeconds = 0, { mode, limit } = {}) {
     const deadline = now() + waitSeconds * 1000;
     let backoff = 50;
+    // Acquires whose grants came too late to act on: their leases may still be live (extended by the next
+    // attempt, same owner, same token), so giving up cancels them too.
+    const late = [];
+    const cancelLate = () => Promise.all(late.map((given) => this._cancelGivenUp(given)
+      .catch((e) => { if (!(e instanceof LockTimeoutError)) throw e; })));
     for (;;) {
       const queueing = Math.floor(Math.min(Math.max(deadline - now(), 0), MAX_WAIT_MS));
       const command = LockClient._command('acquire', resource, undefined, {
@@ -240,6 +245,7 @@ class LockClient {
         } catch (e) {
           if (!(e instanceof LockTimeoutError)) throw e;
           if (now() >= deadline) {
+            await cancelLate();
             await this._cancelGivenUp(command);
             return null;
           }
@@ -250,18 +256,17 @@ class LockClient {
         const received = now();
         const lease = new HeldLease(this, reply.lock, owner, ttl, validFrom(firstSent, reply, received));
         if (received < lease.validUntil) return lease.start();
+        late.push(command);
         // The reply came after the lease's local validity (a worker that took over, a link that healed): the
         // worker may have ended it, so it is not handed over. Acquired again, it is extended (or granted
         // anew), dated from a send of its own.
       }
       const left = deadline - now();
       if (left <= 0) {
-        // Not to be acted on, and no wait left to acquire it again: cancelled, so the lease the worker
-        // granted does not block the lock for its TTL.
-        if (reply.outcome === 'acquired') {
-          // Not cancelled (the broker unreachable again): the lease ends by its TTL.
-          await this._cancelGivenUp(command).catch((e) => { if (!(e instanceof LockTimeoutError)) throw e; });
-        }
+        // Not to be acted on, and no wait left to acquire it again: those granted too late are cancelled,
+        // so the lease the worker granted does not block the lock for its TTL (one not cancelled, the
+        // broker unreachable again, ends by its TTL).
+        await cancelLate();
         return null;
       }
       if (reply.outcome === 'acquired' || reply.reason === 'wait_expired') continue;

@@ -98,6 +98,15 @@ it('is not acquired when a grant\'s reply came after its validity and the wait',
     () => assert.fail('not handed over')), null);
 });
 
+it('cancels both when it gives up after a late grant was acquired again', async () => {
+  // The second attempt extends the first's lease (same owner, same token): cancelling only the second
+  // releases nothing, so the first, whose grant came too late, is cancelled too.
+  const late = answering([[1100, reply('acquired')], [1100, reply('acquired')]]);
+  assert.equal(await late.client.tryAcquire('res', 'alice', 1, 1.5), null);
+  assert.equal(late.sent.length, 2);
+  assert.deepEqual(late.published.map((p) => p.cancels).sort(), late.sent.map((c) => c.request_id).sort());
+});
+
 it('never dates a grant later than its reply came, and a grant at once from the first send', () => {
   assert.equal(validFrom(10000, reply('acquired', { waited_ms: 60000 }), 15000), 15000);
   assert.equal(validFrom(10000, reply('acquired', { waited_ms: 2500 }), 15000), 12500);

@@ -166,6 +166,14 @@ class LockClient:
                               "a lease it may yet be granted ends by its TTL" % (
                                   acquire["request_id"], acquire["resource"], e)) from e
 
+    def _cancel_quietly(self, acquire):
+        """As _cancel_given_up, for a caller that returns None either way: a cancellation that cannot be
+        published leaves the lease to end by its TTL."""
+        try:
+            self._cancel_given_up(acquire)
+        except LockTimeout:
+            pass
+
     def _cancellation(self, acquire):
         return self._command("release", acquire["resource"], None, owner=acquire["owner"],
                              cancels=acquire["request_id"])
@@ -183,6 +191,9 @@ class LockClient:
         ID while the wait has time left (the worker extends the owner's lease), else it is cancelled and the result is None."""
         deadline = time.monotonic() + wait
         backoff = 0.05
+        # Acquires whose grants came too late to act on: their leases may still be live (extended by the
+        # next attempt, same owner, same token), so giving up cancels them too.
+        late = []
         while True:
             queueing = int(min(max(deadline - time.monotonic(), 0.0), MAX_WAIT_SECONDS) * 1000)
             command = self._command("acquire", resource, None, owner=owner, ttl_seconds=ttl,
@@ -194,6 +205,8 @@ class LockClient:
                     break
                 except LockTimeout:
                     if time.monotonic() >= deadline:
+                        for given_up in late:
+                            self._cancel_quietly(given_up)
                         self._cancel_given_up(command)
                         return None
             if reply.outcome == "acquired":
@@ -205,12 +218,13 @@ class LockClient:
                 # The reply came after the lease's local validity (a worker that took over, a link that
                 # healed): the worker may have ended it, so it is not handed over. Acquired again, it is
                 # extended (or granted anew), dated from a send of its own.
+                late.append(command)
             left = deadline - time.monotonic()
             if left <= 0:
-                if reply.outcome == "acquired":
-                    # Not to be acted on, and no wait left to acquire it again: cancelled, so the lease
-                    # the worker granted does not block the lock for its TTL.
-                    self._cancel_given_up(command)
+                # Not to be acted on, and no wait left to acquire it again: those granted too late are
+                # cancelled, so the lease the worker granted does not block the lock for its TTL.
+                for given_up in late:
+                    self._cancel_quietly(given_up)
                 return None
             if reply.outcome == "acquired" or reply.reason == "wait_expired":
                 continue

@@ -93,6 +93,15 @@ class Dating(unittest.TestCase):
         with self.assertRaises(NotAcquired):
             client.lock("res", "alice", ttl=1, wait=0.5)
 
+    def test_giving_up_after_a_late_grant_was_acquired_again_cancels_both(self):
+        # The second attempt extends the first's lease (same owner, same token): cancelling only the
+        # second releases nothing, so the first, whose grant came too late, is cancelled too.
+        client, sent = self.answering([(1.1, reply("acquired")), (1.1, reply("acquired"))])
+        self.assertIsNone(client.try_acquire("res", "alice", ttl=1, wait=1.5))
+        self.assertEqual(2, len(sent))
+        self.assertEqual(sorted(command["request_id"] for command in sent),
+                         sorted(published["cancels"] for published in client.published))
+
     @staticmethod
     def answering(answers):
         """A client not started whose acquires are answered, in turn, by ``(delay, reply)``; the commands sent."""
