@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Loss.</b> The lease counts as lost when a renewal is answered {@code not_found} or
  * {@code forbidden}, or when its local validity ends before a renewal extended it:
  * {@code ttl * (1 - safety margin)} after the last successful renewal was <em>sent</em>, or after
- * the grant's earliest possible start (its acquire's first send, plus the time it waited in the
- * queue, which the grant reports in log time). It is measured on a monotonic clock, which never
+ * the grant's start as this client dates it (its acquire's first send plus the time it waited in
+ * the queue, which the grant reports in log time, but never later than the reply came). It is
+ * measured on a monotonic clock, which never
  * runs ahead of the worker's view of that lease as long as the clocks' rates differ by less than
  * the margin (docs/client.md, "The clock assumption").
  */
@@ -53,8 +54,9 @@ public final class HeldLease implements AutoCloseable {
     /**
      * Takes over a granted lease: schedules its renewals and its local validity's end.
      *
-     * @param began the earliest the lease can have begun, on the client's monotonic clock: the first
-     *     send of the acquire that got it, plus the time it waited in the queue
+     * @param began when the lease began as this client dates it, on its monotonic clock: the first
+     *     send of the acquire that got it plus the time it waited in the queue, never later than
+     *     the reply came
      */
     static HeldLease start(LockClient client, Lease granted, Duration ttl, MonotonicInstant began) {
         HeldLease held = new HeldLease(client, granted, ttl, began);

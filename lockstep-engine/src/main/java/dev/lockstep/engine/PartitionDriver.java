@@ -209,8 +209,9 @@ public final class PartitionDriver {
 
     /**
      * Log time passes to {@code until} with no producer's record. The ticker appends, in the order
-     * they fall due: a tick {@code lag} after each end of a lease or a wait that no record has shown
-     * (ends up to its own time are shown by it); and each hand-over due for {@link #RESEND_AFTER}
+     * they fall due: a tick {@code lag} after each end of a lease, a wait, or a quarantine while
+     * acquires wait, that no record has shown (ends up to its own time are shown by it); and each
+     * hand-over due for {@link #RESEND_AFTER}
      * (in flight meanwhile or lost) again, alone, as a run of one.
      */
     public List<Step> passTime(Instant until, Duration lag) {
