@@ -6,6 +6,7 @@ import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.Outbound;
+import dev.lockstep.engine.PartitionDriver;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
@@ -148,11 +149,11 @@ class BatchScopeIT {
 
     /** What the whole log decides in one run from an empty state, as a replay runs it. */
     private static List<String> replay(EngineSettings settings, List<Inbound> log) {
-        PartitionMachine machine = new PartitionMachine(settings);
         PartitionState state = PartitionState.empty(PartitionPosition.START);
         state.forReplay();
+        PartitionDriver replay = PartitionDriver.log(new PartitionMachine(settings), state);
         List<String> out = new ArrayList<>();
-        log.forEach(record -> machine.step(record, state).all().forEach(o -> out.add(text(o))));
+        log.forEach(record -> replay.apply(record).all().forEach(o -> out.add(text(o))));
         return out;
     }
 
