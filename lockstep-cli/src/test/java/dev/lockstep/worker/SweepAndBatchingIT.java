@@ -141,6 +141,8 @@ class SweepAndBatchingIT {
             return new String(reply.value(), StandardCharsets.UTF_8);
         } else if (out instanceof Outbound.Event event) {
             return event.entry().value();
+        } else if (out instanceof Outbound.HandOver handOver) {
+            return "hand-over of " + handOver.resource() + " " + handOver.index() + "/" + handOver.count();
         }
         return "dead letter: " + ((Outbound.DeadLetter) out).reason();
     }
