@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A miniature run of {@code lockstep bench}: every mode measured, the files written. It asserts
  * that the benchmark works, never how fast anything is; the figures live in docs/benchmarks.md.
  */
+@Tag("serial") // measures
 class BenchmarkIT {
 
     @RegisterExtension

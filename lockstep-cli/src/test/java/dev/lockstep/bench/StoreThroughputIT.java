@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A miniature run of {@code lockstep bench --store}: every round measured and every reply as
  * expected. It asserts that the benchmark works, never how fast anything is.
  */
+@Tag("serial") // measures
 class StoreThroughputIT {
 
     @RegisterExtension

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * following the group sees each leader and the vacancy when the last one resigns.
  */
 @Tag("host-tools") // needs util-linux's setsid
+@Tag("serial") // candidates and their guards, timed
 class ElectIT {
 
     @RegisterExtension

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code lockstep exec}, as a real child process running real shell commands. */
 @Tag("host-tools") // needs util-linux's setsid
+@Tag("serial") // many exec JVMs and their guards, timed
 class ExecIT {
 
     @RegisterExtension

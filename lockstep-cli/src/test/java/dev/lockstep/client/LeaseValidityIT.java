@@ -17,10 +17,12 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What a holder believes against what the log says: a lease's local validity, however it was granted. */
+@Tag("serial") // times the loss signal against the validity end
 class LeaseValidityIT {
 
     @RegisterExtension

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * history is checked with those beliefs, then replayed ({@link BeliefRun}).
  */
 @Tag("host-tools") // needs Debian's python3-confluent-kafka, Node with clients/node's packages, setpriv and setsid
+@Tag("serial") // clients' beliefs are judged to the millisecond
 class ClientBeliefsIT {
 
     @RegisterExtension

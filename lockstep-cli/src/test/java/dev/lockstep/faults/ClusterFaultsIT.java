@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the next. The history checker and {@code lockstep replay} find nothing, and every request is
  * answered.
  */
+@Tag("serial") // three KRaft nodes in child JVMs
 class ClusterFaultsIT {
 
     /** The tag of the runs longer than CI's budget: {@code mvn -Pcluster verify} runs them. */

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * lease, so that no other exec's job ever runs beside it.
  */
 @Tag("host-tools") // needs util-linux's setsid
+@Tag("serial") // times a guard's kill against the lease to a fraction of a second
 class ExecGuardIT {
 
     @RegisterExtension

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * settings lockstep ships (no --kafka-config): how long a caller of the dead worker's partitions
  * waits for its answer. The figure is docs/operations.md's failover time.
  */
+@Tag("serial") // measures how soon callers are answered again
 class FailoverIT {
 
     @RegisterExtension

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * broker or a stopped VM would leave a holder. The holder must learn by its lease's local validity
  * end that the lease is gone, before the log ends it.
  */
+@Tag("serial") // times the loss signal against the validity end to 100 ms
 class FrozenRenewalsIT {
 
     @RegisterExtension

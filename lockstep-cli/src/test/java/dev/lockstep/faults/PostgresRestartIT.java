@@ -1,10 +1,12 @@
 package dev.lockstep.faults;
 
 import dev.lockstep.testkit.LockstepExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** PostgreSQL restarted under load: the worker waits for it, loses nothing, grants nothing twice. */
+@Tag("serial") // restarts the PostgreSQL every test JVM shares
 class PostgresRestartIT {
 
     @RegisterExtension
