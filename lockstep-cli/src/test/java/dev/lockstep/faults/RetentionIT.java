@@ -2,6 +2,7 @@ package dev.lockstep.faults;
 
 import static dev.lockstep.testkit.Commands.acquire;
 import static dev.lockstep.testkit.Commands.newId;
+import static dev.lockstep.testkit.Commands.release;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -63,6 +64,10 @@ class RetentionIT {
                 awaitReady(port);
                 JsonNode granted = wire.call(acquire(newId(), resource, "early", MAX_TTL_SECONDS));
                 assertThat(granted.path("outcome").asText()).isEqualTo("acquired");
+                // Released, so that no lease ends unseen: the next worker's ticker would append a tick for
+                // it, and a tick later than the quarantine's end ends it before the checks below look.
+                JsonNode released = wire.call(release(newId(), resource, "early"));
+                assertThat(released.path("outcome").asText()).isEqualTo("released");
             }
             // Published while no worker runs, and deleted before one does: a grant nobody will ever read.
             long lostFrom = endOffset(admin, zero);

@@ -99,8 +99,9 @@ public final class LeaderElection implements AutoCloseable {
      * Starts campaigning, if this candidate is not already: it joins the group's queue, and
      * campaigns again after each term it loses, until it resigns.
      *
-     * @return completes when this candidate next becomes leader (at once when it leads now); fails
-     *     with {@link java.util.concurrent.CancellationException} when it resigns first
+     * @return completes when this candidate next becomes leader and its listener was told (at once
+     *     when it leads now); fails with {@link java.util.concurrent.CancellationException} when it
+     *     resigns first
      */
     public synchronized CompletableFuture<Leadership> campaign() {
         Optional<Leadership> now = leadership();
@@ -190,6 +191,7 @@ public final class LeaderElection implements AutoCloseable {
 
     private void elected(AcquireAttempts entered, HeldLease lease) {
         CompletableFuture<Leadership> waiting;
+        CompletableFuture<Void> toldGain;
         synchronized (this) {
             if (attempt != entered) {
                 // Resigned meanwhile, after this grant came: nobody is to lead on it.
@@ -203,8 +205,10 @@ public final class LeaderElection implements AutoCloseable {
             Leadership term = leadership(lease);
             LOG.info("{} leads {} in term {}", candidate, group, term.term());
             tell(() -> listener.gained(term));
+            toldGain = told;
         }
-        waiting.complete(leadership(lease));
+        // campaign() completes once the listener was told: a caller finds it told.
+        toldGain.whenComplete((ignored, failed) -> waiting.complete(leadership(lease)));
         lease.lost().thenAccept(lost -> deposed(lease, lost.reason()));
     }
 
