@@ -1,5 +1,9 @@
 package dev.lockstep.faults;
 
+import static org.awaitility.Awaitility.await;
+
+import dev.lockstep.client.LockClient;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.LockstepProcess;
@@ -7,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +37,19 @@ final class ChildWorker implements AutoCloseable {
      */
     static ChildWorker start(LockstepExtension env, String name, String groupId, Map<String, String> kafkaProperties) {
         return start(env, env.topics(), name, groupId, kafkaProperties);
+    }
+
+    /**
+     * A worker started and seen applying the class's topics, so that a test's first grant is not
+     * dated from a send made while the child JVM was still starting.
+     */
+    static ChildWorker startApplying(LockstepExtension env, String name) {
+        ChildWorker worker = start(env, name, name, Map.of());
+        try (LockClient client = env.startClient()) {
+            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                    .until(() -> client.blocking().status("ready") instanceof Verdict.NotFound);
+        }
+        return worker;
     }
 
     /** A worker on other topics than the class's (the soak test uses fresh topics every round). */

@@ -3,7 +3,6 @@ package dev.lockstep.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.lockstep.client.LockClient;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.testkit.LockstepExtension;
@@ -50,12 +49,7 @@ class ExecGuardIT {
 
     @BeforeAll
     static void start() {
-        worker = ChildWorker.start(env, "exec-guard", "exec-guard", Map.of());
-        try (LockClient client = env.startClient()) {
-            // The child JVM takes its time to start: a lease granted meanwhile would be dated from its send.
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-                    .until(() -> client.blocking().status("ready") instanceof Verdict.NotFound);
-        }
+        worker = ChildWorker.startApplying(env, "exec-guard");
     }
 
     @AfterAll

@@ -6,11 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.lockstep.client.HeldLease;
 import dev.lockstep.client.LeaseLost;
 import dev.lockstep.client.LockClient;
-import dev.lockstep.core.Verdict;
 import dev.lockstep.testkit.LockstepExtension;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -34,12 +32,7 @@ class FrozenRenewalsIT {
 
     @BeforeAll
     static void start() {
-        worker = ChildWorker.start(env, "frozen-renewals", "frozen-renewals", Map.of());
-        try (LockClient client = env.startClient()) {
-            // The child JVM takes its time to start: a lease granted meanwhile would be dated from its send.
-            await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-                    .until(() -> client.blocking().status("ready") instanceof Verdict.NotFound);
-        }
+        worker = ChildWorker.startApplying(env, "frozen-renewals");
     }
 
     @AfterAll
