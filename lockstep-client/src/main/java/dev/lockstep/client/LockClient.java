@@ -295,7 +295,8 @@ public final class LockClient implements AutoCloseable {
      * Every request waiting then failed with this exception, an acquire among them was cancelled,
      * and every later request fails with it at once, publishing nothing. Its held leases' renewals
      * fail, so each is lost (expired) at its local validity end. A failed client stays failed:
-     * close it and start another. Empty while replies can be read.
+     * close it and start another. A closed client fails every request the same way. Empty while
+     * replies can be read and the client is open.
      */
     public Optional<LockClientException> failure() {
         return replies.failure();
@@ -304,6 +305,8 @@ public final class LockClient implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        // First, while the producer is open: an acquire in flight is given up on, and cancelled.
+        replies.stopWaiting();
         scheduler.shutdownNow();
         publisher.close();
         replies.close();

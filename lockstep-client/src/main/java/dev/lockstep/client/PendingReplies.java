@@ -47,9 +47,27 @@ final class PendingReplies {
 
     /** No reply can come any more: fails every waiting request, off the caller's thread, and every later one at once. */
     void failAll(LockClientException cause) {
-        failure = Optional.of(cause);
+        LockClientException first = failWith(cause);
         waiting.values().forEach(pending -> CompletableFuture.runAsync(
-                () -> pending.future().completeExceptionally(cause)));
+                () -> pending.future().completeExceptionally(first)));
+    }
+
+    /**
+     * The client closes: fails every waiting request on the caller's thread, so that what follows
+     * at once (an acquire given up on publishes its cancellation) runs before the client's producer
+     * closes; and every later request at once.
+     */
+    void failAllNow(LockClientException cause) {
+        LockClientException first = failWith(cause);
+        waiting.values().forEach(pending -> pending.future().completeExceptionally(first));
+    }
+
+    /** The first cause stays: a client whose reader failed and was then closed says why it failed. */
+    private synchronized LockClientException failWith(LockClientException cause) {
+        if (failure.isEmpty()) {
+            failure = Optional.of(cause);
+        }
+        return failure.get();
     }
 
     /** Why every request fails; empty while replies can come. */

@@ -188,6 +188,11 @@ final class ReplyListener implements AutoCloseable {
         }
     }
 
+    /** Fails every request waiting for a reply, and every later one: the client closes. */
+    void stopWaiting() {
+        pending.failAllNow(new LockClientException("the client is closed: no reply will be read"));
+    }
+
     @Override
     public void close() {
         running = false;
