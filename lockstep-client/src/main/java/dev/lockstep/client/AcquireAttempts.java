@@ -15,7 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -214,7 +213,13 @@ final class AcquireAttempts {
         long jitter = ThreadLocalRandom.current().nextLong(backoff.toMillis() / 2 + 1);
         Duration delay = min(min(holderRemaining, backoff).plusMillis(jitter), left);
         backoff = min(backoff.multipliedBy(2), MAX_BACKOFF);
-        client.scheduler().schedule(() -> attempt(LockClient.newRequestId()), delay.toMillis(), TimeUnit.MILLISECONDS);
+        client.after(delay).whenComplete((ignored, closed) -> {
+            if (closed == null) {
+                attempt(LockClient.newRequestId());
+            } else {
+                result.completeExceptionally(closed); // gives up: a grant that came too late is cancelled
+            }
+        });
     }
 
     private Duration remaining() {

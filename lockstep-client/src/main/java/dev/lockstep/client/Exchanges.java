@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -57,10 +58,16 @@ final class Exchanges {
                 reply.completeExceptionally(failed);
             }
         });
-        ScheduledFuture<?> timer = scheduler.schedule(
-                () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
-                timeout.toMillis(), TimeUnit.MILLISECONDS);
-        reply.whenComplete((message, error) -> timer.cancel(false));
+        try {
+            ScheduledFuture<?> timer = scheduler.schedule(
+                    () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
+                    timeout.toMillis(), TimeUnit.MILLISECONDS);
+            reply.whenComplete((message, error) -> timer.cancel(false));
+        } catch (RejectedExecutionException e) {
+            // The client closed since the check above: failed as the requests it found waiting.
+            replies.failure().ifPresentOrElse(reply::completeExceptionally,
+                    () -> reply.completeExceptionally(new LockClientException("the client is closed", e)));
+        }
         return new Exchange(reply, published);
     }
 

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -69,9 +70,14 @@ public final class HeldLease implements AutoCloseable {
         // The first renewal is due counted from the lease's start, like the local validity: a reply
         // that came slowly leaves less of the lease, not a later renewal.
         long sinceBegan = Math.max(0, began.until(client.monotonicClock().now()).toNanos());
-        held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, Math.max(0, every - sinceBegan), every,
-                TimeUnit.NANOSECONDS);
-        held.validity.start();
+        try {
+            held.renewal = client.scheduler().scheduleAtFixedRate(held::renewNow, Math.max(0, every - sinceBegan),
+                    every, TimeUnit.NANOSECONDS);
+            held.validity.start();
+        } catch (RejectedExecutionException e) {
+            // The client closed as the grant came: nothing would renew it or say when it ends.
+            held.lose(LeaseLost.Reason.EXPIRED);
+        }
         return held;
     }
 

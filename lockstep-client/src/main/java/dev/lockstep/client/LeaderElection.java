@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,18 +100,20 @@ public final class LeaderElection implements AutoCloseable {
      *
      * @return completes when this candidate next becomes leader and its listener was told (at once
      *     when it leads now); fails with {@link java.util.concurrent.CancellationException} when it
-     *     resigns first
+     *     resigns first, and with {@link LockClientException} when its client closes first
      */
     public synchronized CompletableFuture<Leadership> campaign() {
         Optional<Leadership> now = leadership();
         if (now.isPresent()) {
             return CompletableFuture.completedFuture(now.get());
         }
+        // Taken before entering: a client closed ends the campaign within enter(), and this term with it.
+        CompletableFuture<Leadership> next = nextTerm;
         if (!campaigning) {
             campaigning = true;
             enter();
         }
-        return nextTerm.copy();
+        return next.copy();
     }
 
     /** Whether this candidate leads: it holds the group's lease and has not learnt that it lost it. */
@@ -180,13 +181,27 @@ public final class LeaderElection implements AutoCloseable {
         entered.start().whenComplete((lease, error) -> {
             if (error != null) {
                 LOG.warn("campaigning for {} failed, again in {}: {}", group, AFTER_FAILURE, error.getMessage());
-                client.scheduler().schedule(this::enter, AFTER_FAILURE.toMillis(), TimeUnit.MILLISECONDS);
+                client.after(AFTER_FAILURE).whenComplete((ignored, closed) -> {
+                    if (closed == null) {
+                        enter();
+                    } else {
+                        ended(closed);
+                    }
+                });
             } else if (lease.isPresent()) {
                 elected(entered, lease.get());
             } else {
                 enter();
             }
         });
+    }
+
+    /** The client closed while this candidate campaigned: it campaigns no more, and says why. */
+    private synchronized void ended(Throwable why) {
+        campaigning = false;
+        attempt = null;
+        nextTerm.completeExceptionally(why);
+        nextTerm = new CompletableFuture<>();
     }
 
     private void elected(AcquireAttempts entered, HeldLease lease) {

@@ -13,7 +13,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * The asynchronous lockstep client: thread-safe, one per service instance.
@@ -44,6 +43,7 @@ public final class LockClient implements AutoCloseable {
     private final ReplyListener replies;
     private final ScheduledExecutorService scheduler;
     private final Exchanges exchanges;
+    private final Delays delays;
     private final Clock clock;
     private volatile boolean closed;
     private final MonotonicClock monotonicClock;
@@ -55,6 +55,7 @@ public final class LockClient implements AutoCloseable {
         this.replies = replies;
         this.scheduler = scheduler;
         this.exchanges = new Exchanges(publisher, replies, scheduler);
+        this.delays = new Delays(scheduler);
         this.clock = clock;
         this.monotonicClock = monotonicClock;
     }
@@ -92,13 +93,7 @@ public final class LockClient implements AutoCloseable {
 
     private static LockClient start(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
             MonotonicClock monotonicClock) {
-        ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread thread = new Thread(r, "lockstep-client-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        return new LockClient(settings, publisher, replies, scheduler, Clock.systemUTC(), monotonicClock);
+        return new LockClient(settings, publisher, replies, Delays.timer(), Clock.systemUTC(), monotonicClock);
     }
 
     public static String newRequestId() {
@@ -265,6 +260,11 @@ public final class LockClient implements AutoCloseable {
         replies.away(away);
     }
 
+    /** See {@link Delays#after}. */
+    CompletableFuture<Void> after(Duration delay) {
+        return delays.after(delay);
+    }
+
     ScheduledExecutorService scheduler() {
         return scheduler;
     }
@@ -302,12 +302,21 @@ public final class LockClient implements AutoCloseable {
         return replies.failure();
     }
 
+    /**
+     * Closes once; a second caller waits until the first has closed. Every request waiting for a
+     * reply and every retry waiting for its turn fails first, on this thread, while the producer is
+     * still open: an acquire among them is given up on, and its cancellation published. Held leases
+     * are not released.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
-        // First, while the producer is open: an acquire in flight is given up on, and cancelled.
         replies.stopWaiting();
-        scheduler.shutdownNow();
+        delays.close(replies.failure().orElseThrow());
+        scheduler.shutdown();
         publisher.close();
         replies.close();
     }
