@@ -162,6 +162,15 @@ final class AcquireAttempts {
                 lateGrant(acquire, acquired);
                 return;
             }
+            if (!client.isOpen()) {
+                // Came as the client closed: nothing would renew it. Given up on, so it is cancelled.
+                synchronized (this) {
+                    lateGrants.add(acquire);
+                }
+                result.completeExceptionally(client.failure().orElseGet(
+                        () -> new LockClientException("the client is closed")));
+                return;
+            }
             HeldLease held = HeldLease.start(client, acquired.lease(), ttl, began);
             synchronized (this) {
                 lateGrants.clear(); // the lease handed over is the caller's to close, that token's too

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The asynchronous lockstep client: thread-safe, one per service instance.
@@ -45,7 +46,7 @@ public final class LockClient implements AutoCloseable {
     private final Exchanges exchanges;
     private final Delays delays;
     private final Clock clock;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final MonotonicClock monotonicClock;
 
     private LockClient(LockClientSettings settings, CommandPublisher publisher, ReplyListener replies,
@@ -286,7 +287,7 @@ public final class LockClient implements AutoCloseable {
 
     /** Whether this client can be used: it is not closed, and it can read replies ({@link #failure()}). */
     public boolean isOpen() {
-        return !closed && failure().isEmpty();
+        return !closed.get() && failure().isEmpty();
     }
 
     /**
@@ -303,17 +304,17 @@ public final class LockClient implements AutoCloseable {
     }
 
     /**
-     * Closes once; a second caller waits until the first has closed. Every request waiting for a
-     * reply and every retry waiting for its turn fails first, on this thread, while the producer is
-     * still open: an acquire among them is given up on, and its cancellation published. Held leases
-     * are not released.
+     * Closes once; a later call returns at once (it may come from a continuation that this close
+     * runs, or from the producer's thread this close waits for). Every request waiting for a reply
+     * and every retry waiting for its turn fails first, on this thread, while the producer is still
+     * open: an acquire among them is given up on, and its cancellation published. Held leases are
+     * not released.
      */
     @Override
-    public synchronized void close() {
-        if (closed) {
+    public void close() {
+        if (closed.getAndSet(true)) {
             return;
         }
-        closed = true;
         replies.stopWaiting();
         delays.close(replies.failure().orElseThrow());
         scheduler.shutdown();
