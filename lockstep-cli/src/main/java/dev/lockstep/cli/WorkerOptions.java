@@ -28,6 +28,12 @@ final class WorkerOptions {
                     + "commit (a database that hangs or keeps failing). Default: ${DEFAULT-VALUE}.")
     long stallTimeoutSeconds;
 
+    @Option(names = "--transaction-limit", paramLabel = "SECONDS", defaultValue = "5",
+            description = "A producer's transaction open this long on a command partition is aborted: the worker reads "
+                    + "committed records only, so an open transaction holds up every lock of its partition. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    long transactionLimitSeconds;
+
     @Option(names = "--db-pool-size", defaultValue = "13", description = "Database connections. Default: ${DEFAULT-VALUE}.")
     int dbPoolSize;
 
@@ -105,6 +111,6 @@ final class WorkerOptions {
                         Retention.DEFAULT.batchSize()),
                 applyThreads, acceptSettingsChange,
                 new CheckpointPolicy(Duration.ofSeconds(checkpointIntervalSeconds), checkpointsKept),
-                Duration.ofSeconds(stallTimeoutSeconds));
+                Duration.ofSeconds(stallTimeoutSeconds), Duration.ofSeconds(transactionLimitSeconds));
     }
 }

@@ -4,6 +4,7 @@ import dev.lockstep.store.DatabaseSettings;
 import dev.lockstep.store.LockStore;
 import dev.lockstep.store.PostgresLockStore;
 import dev.lockstep.worker.Worker;
+import dev.lockstep.worker.WorkerHealth;
 import dev.lockstep.worker.WorkerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -39,6 +40,11 @@ public final class RunningWorker implements AutoCloseable {
     /** The worker's metrics. */
     public MeterRegistry registry() {
         return registry;
+    }
+
+    /** What the worker's health endpoints would say. */
+    public WorkerHealth health() {
+        return worker.health();
     }
 
     /** Stops the worker; a second call does nothing, so a test may stop a worker early. */

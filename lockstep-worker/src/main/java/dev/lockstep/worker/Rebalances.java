@@ -23,17 +23,18 @@ final class Rebalances implements ConsumerRebalanceListener {
     private final Backlog backlog;
     private final Assignments assignments;
     private final OffsetCommits commits;
-    private final Ticker ticker;
+    /** The ticker and the transaction watch: what acts on the partitions this worker applies. */
+    private final List<AssignmentWatcher> watchers;
     private final WorkerHealth health;
 
     Rebalances(Consumer<byte[], byte[]> consumer, PartitionPipeline pipeline, Backlog backlog, Assignments assignments,
-            OffsetCommits commits, Ticker ticker, WorkerHealth health) {
+            OffsetCommits commits, List<AssignmentWatcher> watchers, WorkerHealth health) {
         this.consumer = consumer;
         this.pipeline = pipeline;
         this.backlog = backlog;
         this.assignments = assignments;
         this.commits = commits;
-        this.ticker = ticker;
+        this.watchers = List.copyOf(watchers);
         this.health = health;
     }
 
@@ -42,7 +43,7 @@ final class Rebalances implements ConsumerRebalanceListener {
         LOG.info("partitions assigned: {}", partitions);
         backlog.drop(partitions);
         assignments.assigned(partitions);
-        ticker.assigned(numbers(partitions));
+        watchers.forEach(watcher -> watcher.assigned(numbers(partitions)));
         // A placeholder position, so the consumer looks up no committed offset: the partition
         // stays paused until it is sought to where the database says.
         partitions.forEach(tp -> consumer.seek(tp, 0));
@@ -71,7 +72,7 @@ final class Rebalances implements ConsumerRebalanceListener {
 
     private void gone(Collection<TopicPartition> partitions) {
         assignments.revoked(partitions);
-        ticker.revoked(numbers(partitions));
+        watchers.forEach(watcher -> watcher.revoked(numbers(partitions)));
         partitions.forEach(tp -> health.dropped(tp.toString()));
     }
 

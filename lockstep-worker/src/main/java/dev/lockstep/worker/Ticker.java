@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * a partition gets at most one tick per {@link #INTERVAL}, and the same end at most one per
  * {@link #RESEND_AFTER}.
  */
-final class Ticker implements AutoCloseable {
+final class Ticker implements AssignmentWatcher, AutoCloseable {
 
     /** How often the worker looks for ends no record has shown: the bound on an expiry event's delay. */
     static final Duration INTERVAL = Duration.ofMillis(250);
@@ -73,12 +73,13 @@ final class Ticker implements AutoCloseable {
         this.metrics = metrics;
     }
 
-    /** The partitions this worker now applies; told from the poll thread. */
-    void assigned(Collection<Integer> partitions) {
+    @Override
+    public void assigned(Collection<Integer> partitions) {
         assigned.addAll(partitions);
     }
 
-    void revoked(Collection<Integer> partitions) {
+    @Override
+    public void revoked(Collection<Integer> partitions) {
         assigned.removeAll(partitions);
     }
 

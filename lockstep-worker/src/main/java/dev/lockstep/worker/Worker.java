@@ -62,6 +62,7 @@ public final class Worker implements AutoCloseable {
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final Ticker ticker;
+    private final StuckTransactions transactions;
     private final WorkerMetrics metrics;
     private final WorkerHealth health;
     private final Instruments instruments;
@@ -95,6 +96,8 @@ public final class Worker implements AutoCloseable {
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
         this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, metrics);
+        this.transactions = new StuckTransactions(admin, settings.topics().commands(), settings.transactionLimit(), clock,
+                System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }
 
@@ -155,10 +158,11 @@ public final class Worker implements AutoCloseable {
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
         ticker.start();
+        transactions.start();
         try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
             consumer.subscribe(List.of(settings.topics().commands()), new Rebalances(consumer, batches, backlog,
-                    assignments, commits, ticker, health));
+                    assignments, commits, List.of(ticker, transactions), health));
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }
@@ -256,6 +260,7 @@ public final class Worker implements AutoCloseable {
         instruments.close();
         sweeper.close();
         ticker.close();
+        transactions.close();
         consumer.close();
         producer.close();
         admin.close();

@@ -27,7 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * and the last publication the broker answered was acknowledged. A quarantined partition (records
  * lost from the log before they were applied) is a warning, not a failure: the worker answers it
  * correctly, refusing grants until the lost records' leases have surely ended, and a failed check
- * would take a gateway in the same process out of service for every partition.
+ * would take a gateway in the same process out of service for every partition. So is a producer's
+ * transaction the worker aborted, or failed to abort, in the last ten minutes.
  * </ul>
  */
 public final class WorkerHealth {
@@ -63,6 +64,7 @@ public final class WorkerHealth {
     private volatile Optional<Instant> lastPoll = Optional.empty();
     private volatile Partitions partitions = Partitions.NONE;
     private volatile Optional<String> publishFailure = Optional.empty();
+    private volatile List<String> transactionWarnings = List.of();
     private final Duration stallTimeout;
     /** Per partition, when its oldest records not yet committed were first handed to a batch. */
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
@@ -113,6 +115,11 @@ public final class WorkerHealth {
         publishFailure = Optional.of(reason);
     }
 
+    /** What the transaction watch did lately ({@link StuckTransactions}): warnings, not failures. */
+    void transactionWarnings(List<String> now) {
+        transactionWarnings = List.copyOf(now);
+    }
+
     /** Seconds since the poll loop last polled; empty before the first poll. */
     public Optional<Duration> sinceLastPoll() {
         return lastPoll.map(at -> Duration.between(at, clock.instant()));
@@ -150,12 +157,12 @@ public final class WorkerHealth {
         if (!now.refused().isEmpty()) {
             problems.add("partitions refused (see the log): " + String.join(", ", now.refused()));
         }
-        List<String> warnings = List.of();
+        List<String> warnings = new ArrayList<>(transactionWarnings);
         try {
             store.ping();
-            warnings = store.quarantines(commandTopic).entrySet().stream()
+            store.quarantines(commandTopic).entrySet().stream()
                     .filter(e -> now.assigned().contains(e.getKey()))
-                    .map(e -> quarantined(e.getKey(), e.getValue())).toList();
+                    .map(e -> quarantined(e.getKey(), e.getValue())).forEach(warnings::add);
         } catch (StoreException e) {
             problems.add("the database does not answer: " + e.getMessage());
         }

@@ -19,16 +19,20 @@ import java.util.Objects;
  *     log's beginning was deleted
  * @param stallTimeout how long a partition's records may wait for their batch to commit (hung or
  *     failing database) before {@code /health/live} fails
+ * @param transactionLimit how long a producer's transaction may hold a command partition's last
+ *     stable offset before the worker aborts it ({@link StuckTransactions})
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
         Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange,
-        CheckpointPolicy checkpoints, Duration stallTimeout) {
+        CheckpointPolicy checkpoints, Duration stallTimeout, Duration transactionLimit) {
 
     public static final String DEFAULT_GROUP = "lockstep-worker";
     /** Partition batches applied side by side; each holds one database connection while it runs. */
     public static final int DEFAULT_APPLY_THREADS = 12;
     /** Past the database's own timeouts (docs/operations.md#a-database-that-hangs), with retries. */
     public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(120);
+    /** Well past a transaction a producer of commands needs, short of a stall its callers would notice. */
+    public static final Duration DEFAULT_TRANSACTION_LIMIT = Duration.ofSeconds(5);
 
     public WorkerSettings {
         Objects.requireNonNull(kafka, "kafka");
@@ -39,6 +43,10 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(checkpoints, "checkpoints");
         Objects.requireNonNull(stallTimeout, "stallTimeout");
+        Objects.requireNonNull(transactionLimit, "transactionLimit");
+        if (transactionLimit.toMillis() < 1000) {
+            throw new IllegalArgumentException("the transaction limit must be at least 1 s: " + transactionLimit);
+        }
         if (applyThreads < 1) {
             throw new IllegalArgumentException("apply threads must be at least 1: " + applyThreads);
         }
@@ -59,7 +67,7 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
     public static WorkerSettings defaults(KafkaSettings kafka) {
         return new WorkerSettings(kafka, TopicNames.DEFAULT, DEFAULT_GROUP, new TopicAllowList(TopicAllowList.DEFAULT),
                 Limits.defaults(), Retention.DEFAULT, DEFAULT_APPLY_THREADS, false,
-                CheckpointPolicy.DEFAULT, DEFAULT_STALL_TIMEOUT);
+                CheckpointPolicy.DEFAULT, DEFAULT_STALL_TIMEOUT, DEFAULT_TRANSACTION_LIMIT);
     }
 
     /** The settings that decide replies, for a command topic of {@code partitions} partitions. */
@@ -69,31 +77,36 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {
         return new WorkerSettings(kafka, newTopics, groupId, newReplyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, checkpoints, stallTimeout);
+                acceptSettingsChange, checkpoints, stallTimeout, transactionLimit);
     }
 
     public WorkerSettings withGroupId(String newGroupId) {
         return new WorkerSettings(kafka, topics, newGroupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, checkpoints, stallTimeout);
+                acceptSettingsChange, checkpoints, stallTimeout, transactionLimit);
     }
 
     public WorkerSettings withLimits(Limits newLimits, boolean acceptChange) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, newLimits, retention, applyThreads, acceptChange,
-                checkpoints, stallTimeout);
+                checkpoints, stallTimeout, transactionLimit);
     }
 
     public WorkerSettings withCheckpoints(CheckpointPolicy newCheckpoints) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, newCheckpoints, stallTimeout);
+                acceptSettingsChange, newCheckpoints, stallTimeout, transactionLimit);
     }
 
     public WorkerSettings withRetention(Retention newRetention) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, newRetention, applyThreads,
-                acceptSettingsChange, checkpoints, stallTimeout);
+                acceptSettingsChange, checkpoints, stallTimeout, transactionLimit);
     }
 
     public WorkerSettings withStallTimeout(Duration newStallTimeout) {
         return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
-                acceptSettingsChange, checkpoints, newStallTimeout);
+                acceptSettingsChange, checkpoints, newStallTimeout, transactionLimit);
+    }
+
+    public WorkerSettings withTransactionLimit(Duration newTransactionLimit) {
+        return new WorkerSettings(kafka, topics, groupId, replyTopics, limits, retention, applyThreads,
+                acceptSettingsChange, checkpoints, stallTimeout, newTransactionLimit);
     }
 }

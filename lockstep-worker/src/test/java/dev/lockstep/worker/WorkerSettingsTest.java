@@ -21,7 +21,8 @@ class WorkerSettingsTest {
     void theDefaultReplyTopicMustBeAllowed() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
                 new TopicAllowList(List.of("lock.replies.*")), Limits.defaults(), Retention.DEFAULT, 4, false,
-                CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT))
+                CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT,
+                WorkerSettings.DEFAULT_TRANSACTION_LIMIT))
                 .hasMessageContaining("not on the reply allow-list");
     }
 
@@ -29,7 +30,8 @@ class WorkerSettingsTest {
     void theAllowListMustNotOpenTheCommandTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
                 new TopicAllowList(List.of("lock.*")), Limits.defaults(), Retention.DEFAULT, 4, false,
-                CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT))
+                CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT,
+                WorkerSettings.DEFAULT_TRANSACTION_LIMIT))
                 .hasMessageContaining("must not allow the command, dead-letter or events topic");
     }
 
@@ -37,7 +39,8 @@ class WorkerSettingsTest {
     void theAllowListMustNotOpenTheEventsTopic() {
         assertThatThrownBy(() -> new WorkerSettings(KAFKA, TopicNames.DEFAULT, "g",
                 new TopicAllowList(List.of("lock.replies", "lock.events")), Limits.defaults(), Retention.DEFAULT, 4,
-                false, CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT)).hasMessageContaining("must not allow the command, dead-letter or events topic");
+                false, CheckpointPolicy.DEFAULT, WorkerSettings.DEFAULT_STALL_TIMEOUT,
+                WorkerSettings.DEFAULT_TRANSACTION_LIMIT)).hasMessageContaining("must not allow the command, dead-letter or events topic");
     }
 
     @Test

@@ -1,0 +1,223 @@
+package dev.lockstep.worker;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeProducersOptions;
+import org.apache.kafka.clients.admin.DescribeProducersResult;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Aborts a producer's transaction that has held a command partition for longer than the limit.
+ *
+ * <p>The worker reads committed records only, so every record after an open transaction's first
+ * waits for that transaction to end: a transactional producer that died inside one (a Spring
+ * {@code KafkaTemplate} with a {@code transactionIdPrefix} whose process was killed) stalls every
+ * lock of the partition until the broker's {@code transaction.timeout.ms}, 60 s by default and up
+ * to 15 min. Each second this looks at the producers of the partitions this worker applies
+ * (Admin {@code describeProducers}), and aborts a transaction it has seen open for the limit
+ * (Admin {@code abortTransaction}, KIP-664, what {@code kafka-transactions.sh abort} does). The
+ * abort is a marker in the partition, so the log still says which records count: a replay reads
+ * the same ones. The age is this worker's own measure from when it first saw the transaction, so
+ * it never aborts one younger than the limit, and at most a check's interval older.
+ */
+final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StuckTransactions.class);
+    private static final Duration CHECK_EVERY = Duration.ofSeconds(1);
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
+    /** How long an abort stays among /health's warnings. */
+    private static final Duration REMEMBERED = Duration.ofMinutes(10);
+    private static final int WARNINGS_KEPT = 20;
+
+    /** One open transaction of one producer on one partition, as the broker describes it. */
+    record OpenTransaction(TopicPartition partition, long producerId, int producerEpoch, long startOffset) {
+
+        @Override
+        public String toString() {
+            return "producer " + producerId + " (epoch " + producerEpoch + ") on " + partition + " from offset "
+                    + startOffset;
+        }
+    }
+
+    private final Admin admin;
+    private final String commandTopic;
+    private final Duration limit;
+    private final Clock clock;
+    private final LongSupplier nanoTime;
+    private final WorkerHealth health;
+    private final Counter aborted;
+    private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
+    /** Watch thread only: each open transaction seen, and when (nanoTime) it was first seen. */
+    private final Map<OpenTransaction, Long> firstSeen = new HashMap<>();
+    private final Deque<Warning> warnings = new ArrayDeque<>();
+    private volatile Duration longestOpen = Duration.ZERO;
+    private ScheduledExecutorService executor;
+
+    private record Warning(Instant at, String text) {
+    }
+
+    StuckTransactions(Admin admin, String commandTopic, Duration limit, Clock clock, LongSupplier nanoTime,
+            MeterRegistry registry, WorkerHealth health) {
+        this.health = health;
+        this.admin = admin;
+        this.commandTopic = commandTopic;
+        this.limit = limit;
+        this.clock = clock;
+        this.nanoTime = nanoTime;
+        this.aborted = Counter.builder("lockstep.transactions.aborted")
+                .description("Producers' transactions aborted by the worker after holding a command partition for "
+                        + "the transaction limit").register(registry);
+        Gauge.builder("lockstep.transactions.open.longest", this, watch -> watch.longestOpen.toMillis() / 1000.0)
+                .baseUnit("seconds")
+                .description("How long the oldest producer's transaction open on a command partition this worker "
+                        + "applies has been seen open (0 when none is)").register(registry);
+    }
+
+    @Override
+    public void assigned(Collection<Integer> partitions) {
+        assigned.addAll(partitions);
+    }
+
+    @Override
+    public void revoked(Collection<Integer> partitions) {
+        assigned.removeAll(partitions);
+    }
+
+    void start() {
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "lockstep-transactions");
+            thread.setDaemon(true);
+            return thread;
+        });
+        executor.scheduleWithFixedDelay(this::checkNow, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** One look at the assigned partitions' producers; the transactions it aborted. */
+    synchronized List<OpenTransaction> checkNow() {
+        Look look = look();
+        long now = nanoTime.getAsLong();
+        // A transaction not described this time (its partition's leader moving) is still open, as far as anyone knows.
+        firstSeen.keySet().removeIf(seen -> !look.open().containsKey(seen)
+                && !look.undescribed().contains(seen.partition()));
+        List<OpenTransaction> done = new ArrayList<>();
+        long oldest = 0;
+        for (Map.Entry<OpenTransaction, ProducerState> entry : look.open().entrySet()) {
+            long age = now - firstSeen.computeIfAbsent(entry.getKey(), seen -> now);
+            if (age >= limit.toNanos() && abort(entry.getKey(), entry.getValue(), Duration.ofNanos(age))) {
+                done.add(entry.getKey());
+                firstSeen.remove(entry.getKey());
+            } else {
+                oldest = Math.max(oldest, age);
+            }
+        }
+        longestOpen = Duration.ofNanos(oldest);
+        health.transactionWarnings(warnings());
+        return done;
+    }
+
+    /** The open transactions the broker described, and the partitions it did not describe this time. */
+    private record Look(Map<OpenTransaction, ProducerState> open, Set<TopicPartition> undescribed) {
+    }
+
+    private Look look() {
+        List<TopicPartition> partitions = assigned.stream().sorted().map(p -> new TopicPartition(commandTopic, p))
+                .toList();
+        Map<OpenTransaction, ProducerState> open = new HashMap<>();
+        Set<TopicPartition> undescribed = new HashSet<>();
+        if (partitions.isEmpty()) {
+            return new Look(open, undescribed);
+        }
+        DescribeProducersResult result = admin.describeProducers(partitions,
+                new DescribeProducersOptions().timeoutMs((int) ADMIN_TIMEOUT.toMillis()));
+        for (TopicPartition tp : partitions) {
+            try {
+                for (ProducerState producer : result.partitionResult(tp).get(ADMIN_TIMEOUT.toMillis(),
+                        TimeUnit.MILLISECONDS).activeProducers()) {
+                    producer.currentTransactionStartOffset().ifPresent(start -> open.put(
+                            new OpenTransaction(tp, producer.producerId(), producer.producerEpoch(), start), producer));
+                }
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.debug("describing the producers of {} failed, will look again: {}", tp, e.getMessage());
+                undescribed.add(tp);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                undescribed.addAll(partitions);
+                return new Look(Map.of(), undescribed);
+            }
+        }
+        return new Look(open, undescribed);
+    }
+
+    private boolean abort(OpenTransaction transaction, ProducerState producer, Duration age) {
+        AbortTransactionSpec spec = new AbortTransactionSpec(transaction.partition(), transaction.producerId(),
+                (short) transaction.producerEpoch(), producer.coordinatorEpoch().orElse(0));
+        try {
+            admin.abortTransaction(spec).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            String text = "a transaction of " + transaction + " has held the partition for " + age.toSeconds()
+                    + " s; aborting it failed, will try again: " + e.getMessage();
+            LOG.warn(text);
+            remember(text);
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        aborted.increment();
+        String text = "aborted the transaction of " + transaction + ", open for " + age.toSeconds()
+                + " s or more (the transaction limit is " + limit.toSeconds() + " s): its records do not count";
+        LOG.warn(text);
+        remember(text);
+        return true;
+    }
+
+    private void remember(String text) {
+        synchronized (warnings) {
+            warnings.addLast(new Warning(clock.instant(), text));
+            while (warnings.size() > WARNINGS_KEPT) {
+                warnings.removeFirst();
+            }
+        }
+    }
+
+    /** What /health says: the aborts and failed aborts of the last ten minutes, with their times. */
+    List<String> warnings() {
+        Instant since = clock.instant().minus(REMEMBERED);
+        synchronized (warnings) {
+            return warnings.stream().filter(w -> w.at().isAfter(since)).map(w -> w.at() + ": " + w.text()).toList();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+    }
+}
