@@ -120,8 +120,12 @@ final class StageTrace {
         }
     }
 
-    /** p50 and p99 of one stage, in milliseconds; zero when nothing was recorded. */
-    record Figures(Stage stage, long count, double p50Ms, double p99Ms) {
+    /**
+     * p50, p99, p99.99 and the largest of one stage, in milliseconds; zero when nothing was
+     * recorded. The tail is what a timeout must stay above: the database's timeouts are chosen
+     * from the transaction's (docs/operations.md#a-database-that-hangs).
+     */
+    record Figures(Stage stage, long count, double p50Ms, double p99Ms, double p9999Ms, double maxMs) {
     }
 
     Map<Stage, Figures> figures() {
@@ -134,13 +138,13 @@ final class StageTrace {
 
     private static Figures fromHistogram(Stage stage, Histogram h) {
         return new Figures(stage, h.getTotalCount(), h.getValueAtPercentile(50) / 1000.0,
-                h.getValueAtPercentile(99) / 1000.0);
+                h.getValueAtPercentile(99) / 1000.0, h.getValueAtPercentile(99.99) / 1000.0, h.getMaxValue() / 1000.0);
     }
 
     private Figures fromMeter(Stage stage) {
         Optional<HistogramSnapshot> now = stage.meter.flatMap(this::timer).map(Timer::takeSnapshot);
         if (now.isEmpty()) {
-            return new Figures(stage, 0, 0, 0);
+            return new Figures(stage, 0, 0, 0, 0, 0);
         }
         return bucketed(stage, now.get(), Optional.ofNullable(countedFrom.get(stage)));
     }
@@ -159,7 +163,8 @@ final class StageTrace {
         // The last bound (5 minutes) is above any stage's time: its count is the total, read with
         // the buckets (the timer's count is read apart from them, and may differ while it records).
         long total = counts.length == 0 ? 0 : (long) counts[counts.length - 1];
-        return new Figures(stage, total, percentile(buckets, counts, total, 0.50), percentile(buckets, counts, total, 0.99));
+        return new Figures(stage, total, percentile(buckets, counts, total, 0.50), percentile(buckets, counts, total, 0.99),
+                percentile(buckets, counts, total, 0.9999), percentile(buckets, counts, total, 1.0));
     }
 
     private static double percentile(CountAtBucket[] buckets, double[] cumulative, double total, double quantile) {
@@ -180,10 +185,11 @@ final class StageTrace {
 
     void print(String title, PrintWriter out) {
         out.println(title);
-        out.printf("  %-62s %-12s %10s %9s %9s%n", "stage", "", "count", "p50 ms", "p99 ms");
+        out.printf("  %-62s %-12s %10s %9s %9s %9s %9s%n", "stage", "", "count", "p50 ms", "p99 ms", "p99.99 ms",
+                "max ms");
         for (Figures f : figures().values()) {
-            out.printf("  %-62s %-12s %10d %9.2f %9.2f%n", f.stage().spans, f.stage().unit, f.count(), f.p50Ms(),
-                    f.p99Ms());
+            out.printf("  %-62s %-12s %10d %9.2f %9.2f %9.2f %9.2f%n", f.stage().spans, f.stage().unit, f.count(),
+                    f.p50Ms(), f.p99Ms(), f.p9999Ms(), f.maxMs());
         }
         out.flush();
     }

@@ -46,7 +46,7 @@ final class DatabaseOptions {
                     + DatabaseSettings.redact(database.jdbcUrl()) + ", as " + dev.get().file() + " says");
             err.flush();
             return new DatabaseSettings(database.jdbcUrl(), database.user(), database.password(), 1,
-                    DatabaseTimeouts.DEFAULT);
+                    DatabaseTimeouts.READING);
         }
         DatabaseSettings fallback = settings(DatabaseSettings.DEFAULT_URL, 1);
         try {
@@ -74,6 +74,6 @@ final class DatabaseOptions {
     /** The settings for {@code url}, with the user and password options applied to it. */
     DatabaseSettings settings(String url, int poolSize) {
         return new DatabaseSettings(url, Optional.ofNullable(dbUser), Optional.ofNullable(dbPassword), poolSize,
-                DatabaseTimeouts.DEFAULT);
+                DatabaseTimeouts.READING);
     }
 }

@@ -23,7 +23,7 @@ final class WorkerOptions {
     @Mixin
     DatabaseTimeoutOptions dbTimeouts;
 
-    @Option(names = "--stall-timeout", paramLabel = "SECONDS", defaultValue = "120",
+    @Option(names = "--stall-timeout", paramLabel = "SECONDS", defaultValue = "10",
             description = "/health/live fails when a partition's records have waited this long for their batch to "
                     + "commit (a database that hangs or keeps failing). Default: ${DEFAULT-VALUE}.")
     long stallTimeoutSeconds;

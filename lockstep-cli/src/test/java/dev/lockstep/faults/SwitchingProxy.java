@@ -9,16 +9,21 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A TCP forwarder on a local port that can be pointed at another server, dropping every
  * connection it carried: what a virtual IP, a DNS name or a connection pooler does when a
- * replica is promoted. The worker's database URL names this port.
+ * replica is promoted. Or it can stop forwarding on the connections it carries while keeping them
+ * open, as a NAT or cloud load balancer that silently dropped them does (half-open connections):
+ * new connections pass. The worker's database URL names this port.
  */
 final class SwitchingProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
+    /** One flag per connection carried: set, its bytes are read and dropped, both ways. */
+    private final List<AtomicBoolean> carried = new CopyOnWriteArrayList<>();
     private volatile int target;
 
     private SwitchingProxy(ServerSocket server, int target) {
@@ -52,6 +57,11 @@ final class SwitchingProxy implements AutoCloseable {
         open.clear();
     }
 
+    /** The connections open until now stop forwarding, silently, and stay open; new ones pass. */
+    void halfOpenAll() {
+        carried.forEach(stalled -> stalled.set(true));
+    }
+
     private void accept() {
         while (!server.isClosed()) {
             try {
@@ -65,21 +75,25 @@ final class SwitchingProxy implements AutoCloseable {
                 }
                 open.add(client);
                 open.add(upstream);
-                pump(client, upstream);
-                pump(upstream, client);
+                AtomicBoolean stalled = new AtomicBoolean();
+                carried.add(stalled);
+                pump(client, upstream, stalled);
+                pump(upstream, client, stalled);
             } catch (IOException e) {
                 return; // closed
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, AtomicBoolean stalled) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
-                    out.write(buffer, 0, n);
-                    out.flush();
+                    if (!stalled.get()) {
+                        out.write(buffer, 0, n);
+                        out.flush();
+                    }
                 }
             } catch (IOException e) {
                 // one side went away
@@ -88,6 +102,7 @@ final class SwitchingProxy implements AutoCloseable {
                 closeQuietly(to);
                 open.remove(from);
                 open.remove(to);
+                carried.remove(stalled);
             }
         }, "proxy-pump");
         thread.setDaemon(true);

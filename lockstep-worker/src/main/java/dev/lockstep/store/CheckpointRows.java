@@ -98,12 +98,15 @@ final class CheckpointRows {
                 id = rs.getLong(1);
             }
         }
-        for (String copy : new String[] {COPY_LEASES, COPY_REQUESTS, COPY_WAITERS}) {
-            try (PreparedStatement statement = connection.prepareStatement(copy)) {
-                statement.setLong(1, id);
-                statement.executeUpdate();
+        // A day of request entries may be millions of rows: more than a batch's timeouts allow.
+        LongStatements.run(connection, () -> {
+            for (String copy : new String[] {COPY_LEASES, COPY_REQUESTS, COPY_WAITERS}) {
+                try (PreparedStatement statement = connection.prepareStatement(copy)) {
+                    statement.setLong(1, id);
+                    statement.executeUpdate();
+                }
             }
-        }
+        });
         try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
             prune.setString(1, partition.topic());
             prune.setInt(2, partition.partition());

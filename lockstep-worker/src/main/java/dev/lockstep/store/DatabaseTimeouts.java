@@ -18,7 +18,16 @@ import java.util.Objects;
  */
 public record DatabaseTimeouts(Duration statement, Duration lock, Duration idleInTransaction, Duration socket) {
 
-    public static final DatabaseTimeouts DEFAULT = new DatabaseTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(10),
+    /**
+     * The worker's: a hung connection is given up within seconds (docs/operations.md#recovery).
+     * The longest batch transaction measured under saturating load took 275 ms (p99.99 and max,
+     * {@code lockstep bench --trace}), so a statement is cancelled only at seven times that; the
+     * few statements that may rightly take longer have their own bound ({@code LongStatements}).
+     */
+    public static final DatabaseTimeouts DEFAULT = new DatabaseTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(2),
+            Duration.ofSeconds(3), Duration.ofSeconds(3));
+    /** The offline tools' ({@code replay}, {@code audit}): whole tables are read, and no caller waits. */
+    public static final DatabaseTimeouts READING = new DatabaseTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(10),
             Duration.ofSeconds(30), Duration.ofSeconds(45));
 
     public DatabaseTimeouts {

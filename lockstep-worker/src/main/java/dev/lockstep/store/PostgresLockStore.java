@@ -72,8 +72,9 @@ public final class PostgresLockStore implements LockStore {
         // (a ping, a failed batch), and a spare session would sit idle in that transaction until
         // the idle timeout above ended it (StoreSessionsIT).
         config.setIsolateInternalQueries(true);
-        config.addDataSourceProperty("socketTimeout", settings.timeouts().socketSeconds());
-        config.addDataSourceProperty("tcpKeepAlive", true);
+        // As strings: the driver reads its properties with getProperty, which skips any other type.
+        config.addDataSourceProperty("socketTimeout", Integer.toString(settings.timeouts().socketSeconds()));
+        config.addDataSourceProperty("tcpKeepAlive", "true");
         // What an operator (and FrozenDatabaseIT) finds the worker's sessions by in pg_stat_activity.
         config.addDataSourceProperty("ApplicationName", APPLICATION_NAME);
         // Fail fast at start with a clear message instead of waiting 30 s for a pool that cannot fill.
@@ -81,6 +82,10 @@ public final class PostgresLockStore implements LockStore {
         // A batch that cannot get a connection soon fails, is logged, and is retried with backoff:
         // an outage shows in the log within seconds instead of hiding in a pool queue.
         config.setConnectionTimeout(3_000);
+        // A pooled connection whose server stopped answering (a frozen backend, a half-open TCP
+        // connection) is found out by the check HikariCP makes before handing out a connection idle
+        // for a while: a healthy one answers in milliseconds, so one second costs nothing.
+        config.setValidationTimeout(1_000);
         // A connection dropped at start (a database restart, a terminated backend) must not keep a
         // worker from starting: a few more tries, then a clear message.
         for (int attempt = 1; ; attempt++) {
@@ -125,7 +130,10 @@ public final class PostgresLockStore implements LockStore {
                     + ": " + rootMessage(e), e);
         }
         try {
-            Flyway.configure().dataSource(dataSource).load().migrate();
+            // On connections of its own, without the pool's timeouts: those are a batch's, and a
+            // migration of a large table may rightly take minutes.
+            Flyway.configure().dataSource(settings.jdbcUrl(), settings.user().orElse(null),
+                    settings.password().orElse(null)).load().migrate();
             return dataSource;
         } catch (FlywayException e) {
             dataSource.close();

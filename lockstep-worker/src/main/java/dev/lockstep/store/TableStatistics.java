@@ -63,10 +63,14 @@ final class TableStatistics {
                 }
             }
         }
-        try (Statement statement = connection.createStatement()) {
-            for (String table : due) {
-                statement.execute(ANALYZE.get(table));
-            }
+        if (!due.isEmpty()) {
+            LongStatements.run(connection, () -> {
+                try (Statement statement = connection.createStatement()) {
+                    for (String table : due) {
+                        statement.execute(ANALYZE.get(table));
+                    }
+                }
+            });
         }
         return waiting == 0;
     }

@@ -29,8 +29,11 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
     public static final String DEFAULT_GROUP = "lockstep-worker";
     /** Partition batches applied side by side; each holds one database connection while it runs. */
     public static final int DEFAULT_APPLY_THREADS = 12;
-    /** Past the database's own timeouts (docs/operations.md#a-database-that-hangs), with retries. */
-    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(120);
+    /**
+     * The recovery goal (docs/operations.md#recovery): past the database's own timeouts (3 s) and a
+     * retry or two, a partition that still cannot commit is one its callers notice.
+     */
+    public static final Duration DEFAULT_STALL_TIMEOUT = Duration.ofSeconds(10);
     /** Well past a transaction a producer of commands needs, short of a stall its callers would notice. */
     public static final Duration DEFAULT_TRANSACTION_LIMIT = Duration.ofSeconds(5);
 

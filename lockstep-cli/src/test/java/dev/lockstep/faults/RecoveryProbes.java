@@ -1,0 +1,113 @@
+package dev.lockstep.faults;
+
+import dev.lockstep.client.LockClient;
+import dev.lockstep.testkit.Commands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * How long callers wait around a fault, as docs/operations.md's recovery table gives it: every
+ * 50 ms a status for one resource on each partition, each waiting as long as it must. The
+ * figures are over the requests sent from a second before the fault on: the longest wait, and the
+ * p99.
+ */
+final class RecoveryProbes implements AutoCloseable {
+
+    private static final Duration EVERY = Duration.ofMillis(50);
+
+    /** One send and when its answer came. */
+    private record Probe(int partition, long sentAt, CompletableFuture<Long> answeredAt) {
+    }
+
+    /** Over the requests sent from a second before the fault on. */
+    record Figures(int requests, Duration longest, Duration p99) {
+
+        /** A row of docs/operations.md's recovery table. */
+        String row(String fault) {
+            return String.format("| %s | %.1f s | %.1f s | %d |", fault, longest.toMillis() / 1000.0,
+                    p99.toMillis() / 1000.0, requests);
+        }
+    }
+
+    private final List<Probe> probes = new ArrayList<>();
+    private final ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
+    private volatile long faultAt = Long.MAX_VALUE;
+
+    private RecoveryProbes() {
+    }
+
+    /** Starts probing each of {@code partitions} partitions through {@code client}. */
+    static RecoveryProbes start(LockClient client, String prefix, int partitions) {
+        RecoveryProbes probes = new RecoveryProbes();
+        List<String> resources = Commands.onEachPartition(prefix, partitions);
+        probes.sender.scheduleAtFixedRate(() -> {
+            for (int p = 0; p < resources.size(); p++) {
+                long sentAt = System.nanoTime();
+                Probe probe = new Probe(p, sentAt, client.status(resources.get(p)).thenApply(reply -> System.nanoTime()));
+                synchronized (probes.probes) {
+                    probes.probes.add(probe);
+                }
+            }
+        }, 0, EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        return probes;
+    }
+
+    /** The fault happens now. */
+    void faultInjected() {
+        faultAt = System.nanoTime();
+    }
+
+    /** The partitions (by their index in the probed resources) whose requests sent after the fault are answered, some of them at least. */
+    Set<Integer> answeredSinceFault() {
+        Set<Integer> answered = new TreeSet<>();
+        for (Probe probe : snapshot()) {
+            if (probe.sentAt() > faultAt && probe.answeredAt().isDone() && !probe.answeredAt().isCompletedExceptionally()) {
+                answered.add(probe.partition());
+            }
+        }
+        return answered;
+    }
+
+    /** Stops sending, waits for every answer (up to {@code timeout} each) and gives the figures. */
+    Figures finish(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+        sender.shutdown();
+        if (!sender.awaitTermination(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the probes did not stop");
+        }
+        long from = faultAt - Duration.ofSeconds(1).toNanos();
+        List<Long> waits = new ArrayList<>();
+        for (Probe probe : snapshot()) {
+            long answered = probe.answeredAt().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            if (probe.sentAt() >= from) {
+                waits.add(answered - probe.sentAt());
+            }
+        }
+        if (waits.isEmpty()) {
+            throw new IllegalStateException("no request was sent around the fault");
+        }
+        waits.sort(Comparator.naturalOrder());
+        long p99 = waits.get((int) Math.ceil(waits.size() * 0.99) - 1);
+        return new Figures(waits.size(), Duration.ofNanos(waits.get(waits.size() - 1)), Duration.ofNanos(p99));
+    }
+
+    private List<Probe> snapshot() {
+        synchronized (probes) {
+            return List.copyOf(probes);
+        }
+    }
+
+    @Override
+    public void close() {
+        sender.shutdownNow();
+    }
+}
