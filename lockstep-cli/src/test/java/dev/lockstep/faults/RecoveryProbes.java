@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,8 +31,14 @@ final class RecoveryProbes implements AutoCloseable {
     private record Probe(int partition, long sentAt, CompletableFuture<Long> answeredAt) {
     }
 
-    /** Over the requests sent from a second before the fault on. */
-    record Figures(int requests, Duration longest, Duration p99) {
+    /** Over the requests sent from a second before the fault on; the longest wait per probed partition too. */
+    record Figures(int requests, Duration longest, Duration p99, Map<Integer, Duration> longestByPartition) {
+
+        /** The longest wait on the partitions that are not {@code excluded}. */
+        Duration longestExcept(Set<Integer> excluded) {
+            return longestByPartition.entrySet().stream().filter(e -> !excluded.contains(e.getKey()))
+                    .map(Map.Entry::getValue).max(Comparator.naturalOrder()).orElse(Duration.ZERO);
+        }
 
         /** A row of docs/operations.md's recovery table. */
         String row(String fault) {
@@ -86,10 +94,13 @@ final class RecoveryProbes implements AutoCloseable {
         }
         long from = faultAt - Duration.ofSeconds(1).toNanos();
         List<Long> waits = new ArrayList<>();
+        Map<Integer, Duration> byPartition = new TreeMap<>();
         for (Probe probe : snapshot()) {
             long answered = probe.answeredAt().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (probe.sentAt() >= from) {
                 waits.add(answered - probe.sentAt());
+                byPartition.merge(probe.partition(), Duration.ofNanos(answered - probe.sentAt()),
+                        (a, b) -> a.compareTo(b) >= 0 ? a : b);
             }
         }
         if (waits.isEmpty()) {
@@ -97,7 +108,8 @@ final class RecoveryProbes implements AutoCloseable {
         }
         waits.sort(Comparator.naturalOrder());
         long p99 = waits.get((int) Math.ceil(waits.size() * 0.99) - 1);
-        return new Figures(waits.size(), Duration.ofNanos(waits.get(waits.size() - 1)), Duration.ofNanos(p99));
+        return new Figures(waits.size(), Duration.ofNanos(waits.get(waits.size() - 1)), Duration.ofNanos(p99),
+                byPartition);
     }
 
     private List<Probe> snapshot() {
