@@ -1,7 +1,10 @@
 package dev.lockstep.faults;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.client.LockClient;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.store.DatabaseSettings;
@@ -33,6 +36,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("host-tools") // needs PostgreSQL's server binaries (initdb, pg_ctl, pg_basebackup)
 class StandbyFailoverIT {
+
+    /** The recovery goal: the promotion itself (pg_ctl promote waits for it) takes about a second here. */
+    private static final Duration BOUND = Duration.ofSeconds(10);
 
     @RegisterExtension
     static final LockstepExtension env = new LockstepExtension();
@@ -66,15 +72,27 @@ class StandbyFailoverIT {
                 WorkerSettings settings = WorkerSettings.defaults(env.kafka())
                         .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT)).withGroupId("standby-" + name);
                 try (RunningWorker worker = env.startWorker(settings, database);
-                        FaultRun run = FaultRun.start(database, env.kafka(), topics, fault)) {
+                        FaultRun run = FaultRun.start(database, env.kafka(), topics, fault);
+                        LockClient client = LockClient.start(LockClientSettings.defaults(env.kafka())
+                                .withTopics(topics).withRequestTimeout(Duration.ofSeconds(90)));
+                        RecoveryProbes probes = RecoveryProbes.start(client, "standby-" + name,
+                                LockstepExtension.PARTITIONS)) {
                     run.load().awaitPublished(600);
                     // Killed once the worker applies at full speed, not while it is still starting.
                     await("the worker applying the load").atMost(Duration.ofSeconds(60))
                             .until(() -> applied(primary, topics) >= 500);
                     primary.crash();
+                    probes.faultInjected();
                     standby.promote();
                     run.faultInjected();
                     run.load().awaitPublished(1_000);
+                    Thread.sleep(BOUND.toMillis());
+                    RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(90));
+                    String row = figures.row(fault);
+                    System.out.println("recovery: " + row);
+                    FaultRun.appendResult("recovery " + row + System.lineSeparator());
+                    assertThat(figures.longest()).as("the longest wait of %d requests", figures.requests())
+                            .isLessThan(BOUND);
                     run.check();
                 }
             }
