@@ -18,7 +18,10 @@ import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
-/** Reads partitions from their start up to their end as it was when asked: no group, no commits. */
+/**
+ * Reads partitions from their start up to their end as it was when asked (the last stable offset:
+ * committed records only, as the worker reads them): no group, no commits.
+ */
 public final class LogReader implements AutoCloseable {
 
     /** A partition's retained range. */
@@ -30,6 +33,9 @@ public final class LogReader implements AutoCloseable {
     public LogReader(KafkaSettings kafka) {
         this.consumer = new KafkaConsumer<>(kafka.with(Map.of(
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                // What the worker reads: a record of an aborted (or still open) transaction never
+                // counted, so a replay or an audit must not count it either.
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000,
                 ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024,
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024)),

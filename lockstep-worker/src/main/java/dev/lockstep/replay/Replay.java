@@ -208,7 +208,7 @@ public final class Replay {
         return replay;
     }
 
-    /** Compares the database's rows when it is exactly where the log ends; says why not otherwise. */
+    /** Compares the database's rows when it is exactly where the replay of the log ends; says why not otherwise. */
     private static boolean compareState(TopicPartition tp, PartitionReplay replay, LogReader.Bounds bounds,
             RecordedState recorded, List<Divergence> divergences, List<String> unverifiable) {
         RecordedState.Progress progress = recorded.progress().get(tp.partition());
@@ -216,7 +216,10 @@ public final class Replay {
         if (progress == null) {
             return false;
         }
-        if (progress.nextOffset() != bounds.end()) {
+        // Where the replay stands after reading up to the log's end: past the last record applied. A
+        // transaction's marker at the end (a producer's commit, an abort) is no record: the worker
+        // does not stand past it either.
+        if (progress.nextOffset() != state.position().nextOffset()) {
             unverifiable.add(tp + ": the database is at offset " + progress.nextOffset() + ", the log ends at "
                     + bounds.end() + " (a worker is running, or behind): its rows were not compared");
             return false;
