@@ -31,7 +31,7 @@ final class WorkerOptions {
     @Option(names = "--transaction-limit", paramLabel = "SECONDS", defaultValue = "5",
             description = "A producer's transaction open this long on a command partition is aborted: the worker reads "
                     + "committed records only, so an open transaction holds up every lock of its partition. "
-                    + "Default: ${DEFAULT-VALUE}.")
+                    + "0: never abort. Default: ${DEFAULT-VALUE}.")
     long transactionLimitSeconds;
 
     @Option(names = "--db-pool-size", defaultValue = "13", description = "Database connections. Default: ${DEFAULT-VALUE}.")

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -22,6 +23,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.AbortTransactionOptions;
 import org.apache.kafka.clients.admin.AbortTransactionSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeProducersOptions;
@@ -75,6 +77,8 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     /** Watch thread only: each open transaction seen, and when (nanoTime) it was first seen. */
     private final Map<OpenTransaction, Long> firstSeen = new HashMap<>();
     private final Deque<Warning> warnings = new ArrayDeque<>();
+    /** Watch thread only: transactions whose abort failed, told once each (it is tried again each second). */
+    private final Set<OpenTransaction> failed = new HashSet<>();
     private volatile Duration longestOpen = Duration.ZERO;
     private ScheduledExecutorService executor;
 
@@ -108,27 +112,37 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         assigned.removeAll(partitions);
     }
 
+    /** Starts looking, unless the limit is zero: then no transaction is ever aborted. */
     void start() {
+        if (limit.isZero()) {
+            LOG.info("--transaction-limit 0: producers' transactions are never aborted; an open one holds its "
+                    + "partition until the broker ends it");
+            return;
+        }
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "lockstep-transactions");
             thread.setDaemon(true);
             return thread;
         });
-        executor.scheduleWithFixedDelay(this::checkNow, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
+        executor.scheduleWithFixedDelay(this::checkQuietly, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
     /** One look at the assigned partitions' producers; the transactions it aborted. */
     synchronized List<OpenTransaction> checkNow() {
+        long lookStarted = nanoTime.getAsLong();
         Look look = look();
-        long now = nanoTime.getAsLong();
+        long lookEnded = nanoTime.getAsLong();
         // A transaction not described this time (its partition's leader moving) is still open, as far as anyone knows.
         firstSeen.keySet().removeIf(seen -> !look.open().containsKey(seen)
                 && !look.undescribed().contains(seen.partition()));
+        failed.retainAll(firstSeen.keySet());
         List<OpenTransaction> done = new ArrayList<>();
         long oldest = 0;
         for (Map.Entry<OpenTransaction, ProducerState> entry : look.open().entrySet()) {
-            long age = now - firstSeen.computeIfAbsent(entry.getKey(), seen -> now);
+            // Open at some instant of the look that first saw it (no later than its end) and at some
+            // instant of this one (no earlier than its start): open at least this long.
+            long age = Math.max(0, lookStarted - firstSeen.computeIfAbsent(entry.getKey(), seen -> lookEnded));
             if (age >= limit.toNanos() && abort(entry.getKey(), entry.getValue(), Duration.ofNanos(age))) {
                 done.add(entry.getKey());
                 firstSeen.remove(entry.getKey());
@@ -139,6 +153,15 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         longestOpen = Duration.ofNanos(oldest);
         health.transactionWarnings(warnings());
         return done;
+    }
+
+    /** {@link #checkNow()} on the watch's thread: a failure is logged, and the next look comes as usual. */
+    private void checkQuietly() {
+        try {
+            checkNow();
+        } catch (RuntimeException e) {
+            LOG.warn("looking for producers' transactions that hold a command partition failed, will look again", e);
+        }
     }
 
     /** The open transactions the broker described, and the partitions it did not describe this time. */
@@ -175,26 +198,53 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     }
 
     private boolean abort(OpenTransaction transaction, ProducerState producer, Duration age) {
+        if (!assigned.contains(transaction.partition().partition()) || !stillOpen(transaction)) {
+            return false; // revoked meanwhile, or ended: the producer's next transaction is not this one
+        }
         AbortTransactionSpec spec = new AbortTransactionSpec(transaction.partition(), transaction.producerId(),
                 (short) transaction.producerEpoch(), producer.coordinatorEpoch().orElse(0));
         try {
-            admin.abortTransaction(spec).all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            admin.abortTransaction(spec, new AbortTransactionOptions().timeoutMs((int) ADMIN_TIMEOUT.toMillis()))
+                    .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             String text = "a transaction of " + transaction + " has held the partition for " + age.toSeconds()
                     + " s; aborting it failed, will try again: " + e.getMessage();
-            LOG.warn(text);
-            remember(text);
+            if (failed.add(transaction)) {
+                LOG.warn(text);
+                remember(text);
+            } else {
+                LOG.debug(text);
+            }
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
         }
+        failed.remove(transaction);
         aborted.increment();
         String text = "aborted the transaction of " + transaction + ", open for " + age.toSeconds()
                 + " s or more (the transaction limit is " + limit.toSeconds() + " s): its records do not count";
         LOG.warn(text);
         remember(text);
         return true;
+    }
+
+    /** Asked again just before the abort: the same producer, epoch and first offset still open there. */
+    private boolean stillOpen(OpenTransaction transaction) {
+        try {
+            return admin.describeProducers(List.of(transaction.partition()),
+                            new DescribeProducersOptions().timeoutMs((int) ADMIN_TIMEOUT.toMillis()))
+                    .partitionResult(transaction.partition()).get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
+                    .activeProducers().stream()
+                    .anyMatch(p -> p.producerId() == transaction.producerId()
+                            && p.producerEpoch() == transaction.producerEpoch()
+                            && p.currentTransactionStartOffset().equals(OptionalLong.of(transaction.startOffset())));
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private void remember(String text) {

@@ -20,7 +20,7 @@ import java.util.Objects;
  * @param stallTimeout how long a partition's records may wait for their batch to commit (hung or
  *     failing database) before {@code /health/live} fails
  * @param transactionLimit how long a producer's transaction may hold a command partition's last
- *     stable offset before the worker aborts it ({@link StuckTransactions})
+ *     stable offset before the worker aborts it ({@link StuckTransactions}); zero: never
  */
 public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String groupId, TopicAllowList replyTopics,
         Limits limits, Retention retention, int applyThreads, boolean acceptSettingsChange,
@@ -47,8 +47,9 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
         Objects.requireNonNull(checkpoints, "checkpoints");
         Objects.requireNonNull(stallTimeout, "stallTimeout");
         Objects.requireNonNull(transactionLimit, "transactionLimit");
-        if (transactionLimit.toMillis() < 1000) {
-            throw new IllegalArgumentException("the transaction limit must be at least 1 s: " + transactionLimit);
+        if (!transactionLimit.isZero() && transactionLimit.toMillis() < 1000) {
+            throw new IllegalArgumentException("the transaction limit must be 0 (never abort) or at least 1 s: "
+                    + transactionLimit);
         }
         if (applyThreads < 1) {
             throw new IllegalArgumentException("apply threads must be at least 1: " + applyThreads);
