@@ -98,7 +98,8 @@ final class CheckpointRows {
                 id = rs.getLong(1);
             }
         }
-        // A day of request entries may be millions of rows: more than a batch's timeouts allow.
+        // A day of request entries may be millions of rows, copied here and deleted with the oldest
+        // checkpoint: more than a batch's timeouts allow.
         LongStatements.run(connection, () -> {
             for (String copy : new String[] {COPY_LEASES, COPY_REQUESTS, COPY_WAITERS}) {
                 try (PreparedStatement statement = connection.prepareStatement(copy)) {
@@ -106,15 +107,15 @@ final class CheckpointRows {
                     statement.executeUpdate();
                 }
             }
+            try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
+                prune.setString(1, partition.topic());
+                prune.setInt(2, partition.partition());
+                prune.setString(3, partition.topic());
+                prune.setInt(4, partition.partition());
+                prune.setInt(5, policy.keep());
+                prune.executeUpdate();
+            }
         });
-        try (PreparedStatement prune = connection.prepareStatement(PRUNE)) {
-            prune.setString(1, partition.topic());
-            prune.setInt(2, partition.partition());
-            prune.setString(3, partition.topic());
-            prune.setInt(4, partition.partition());
-            prune.setInt(5, policy.keep());
-            prune.executeUpdate();
-        }
         return true;
     }
 }

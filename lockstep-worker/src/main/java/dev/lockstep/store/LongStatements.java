@@ -37,14 +37,12 @@ final class LongStatements {
         int networkTimeout = connection.getNetworkTimeout();
         setStatementTimeout(connection, Long.toString(BOUND.toMillis()));
         connection.setNetworkTimeout(SAME_THREAD, (int) BOUND.plus(SOCKET_MARGIN).toMillis());
-        try {
-            work.run();
-        } finally {
-            connection.setNetworkTimeout(SAME_THREAD, networkTimeout);
-            if (!connection.isClosed()) {
-                setStatementTimeout(connection, statementTimeout);
-            }
-        }
+        // Restored after the work succeeded only: a failed one leaves the transaction aborted (where
+        // set_config fails too) or the connection broken, and either way the connection is not
+        // used again: the batch is rolled back and its connection closed.
+        work.run();
+        connection.setNetworkTimeout(SAME_THREAD, networkTimeout);
+        setStatementTimeout(connection, statementTimeout);
     }
 
     private static String currentStatementTimeout(Connection connection) throws SQLException {

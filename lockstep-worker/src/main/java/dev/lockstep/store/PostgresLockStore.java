@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.flywaydb.core.api.FlywayException;
 
 /**
@@ -121,6 +123,23 @@ public final class PostgresLockStore implements LockStore {
         return false;
     }
 
+    /**
+     * Connections of their own for the migrations: the pool's timeouts are a batch's, and a
+     * migration of a large table may rightly take minutes; a server that hangs still fails the
+     * start, after {@link LongStatements#BOUND}.
+     */
+    private static DataSource migrations(DatabaseSettings settings) {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(settings.jdbcUrl());
+        settings.user().ifPresent(dataSource::setUser);
+        settings.password().ifPresent(dataSource::setPassword);
+        dataSource.setConnectTimeout(10);
+        dataSource.setSocketTimeout((int) LongStatements.BOUND.toSeconds());
+        dataSource.setTcpKeepAlive(true);
+        dataSource.setApplicationName(APPLICATION_NAME);
+        return dataSource;
+    }
+
     private static HikariDataSource connectAndMigrate(HikariConfig config, DatabaseSettings settings) {
         HikariDataSource dataSource;
         try {
@@ -130,10 +149,7 @@ public final class PostgresLockStore implements LockStore {
                     + ": " + rootMessage(e), e);
         }
         try {
-            // On connections of its own, without the pool's timeouts: those are a batch's, and a
-            // migration of a large table may rightly take minutes.
-            Flyway.configure().dataSource(settings.jdbcUrl(), settings.user().orElse(null),
-                    settings.password().orElse(null)).load().migrate();
+            Flyway.configure().dataSource(migrations(settings)).load().migrate();
             return dataSource;
         } catch (FlywayException e) {
             dataSource.close();
