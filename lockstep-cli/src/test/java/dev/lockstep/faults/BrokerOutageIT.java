@@ -50,7 +50,7 @@ class BrokerOutageIT {
         pipelineLog.start();
         pipeline.addAppender(pipelineLog);
         try (RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(
-                        env.kafka().bootstrapServers(), FaultTimeouts.GROUP))
+                        env.kafka().bootstrapServers(), Map.of()))
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("broker-outage"));
                 FaultRun run = FaultRun.start(env, env.kafka(), topics, "replies refused by the broker (acks fail)");

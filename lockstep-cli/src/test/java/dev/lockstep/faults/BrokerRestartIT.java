@@ -27,7 +27,7 @@ class BrokerRestartIT {
     @Test
     void aBrokerRestartDelaysRepliesButLosesNone() throws Exception {
         restartUnderLoad(env, "broker stopped and started on the same log directory", "short", Duration.ofSeconds(3),
-                FaultTimeouts.GROUP);
+                Map.of());
     }
 
     /** Runs the workload on a broker of its own, stops the broker for {@code down}, and checks the history. */

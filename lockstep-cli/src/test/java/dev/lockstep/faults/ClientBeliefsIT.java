@@ -6,6 +6,7 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +64,8 @@ class ClientBeliefsIT {
         try (BeliefRun run = BeliefRun.start(env, topics, name)) {
             // The clients start with the workers, so their first requests wait in the log, some past
             // their TTLs, until a worker runs. Two that will be frozen while they wait queue behind a gate.
-            workers.add(ChildWorker.start(env, topics, name + "-worker-1", name, FaultTimeouts.GROUP));
-            workers.add(ChildWorker.start(env, topics, name + "-worker-2", name, FaultTimeouts.GROUP));
+            workers.add(ChildWorker.start(env, topics, name + "-worker-1", name, Map.of()));
+            workers.add(ChildWorker.start(env, topics, name + "-worker-2", name, Map.of()));
             run.closeGate("frozen-py");
             run.closeGate("frozen-node");
             ChildClients children = run.children();
@@ -135,7 +136,7 @@ class ClientBeliefsIT {
                 workers.get(0).kill();
                 workers.remove(0).close();
                 if (round < rounds) {
-                    workers.add(ChildWorker.start(env, topics, name + "-worker-" + (round + 2), name, FaultTimeouts.GROUP));
+                    workers.add(ChildWorker.start(env, topics, name + "-worker-" + (round + 2), name, Map.of()));
                 }
                 Thread.sleep(BeliefRun.FAULT.toMillis());
                 env.brokerLink().heal();

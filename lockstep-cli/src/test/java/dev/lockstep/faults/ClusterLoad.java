@@ -61,7 +61,7 @@ final class ClusterLoad implements AutoCloseable {
         TopicNames topics = env.topics().suffixed("-" + name);
         new TopicApplier(admin).apply(TopicSpecs.renamed(topics, LockstepExtension.PARTITIONS, (short) 3));
         RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(cluster.bootstrapServers(),
-                FaultTimeouts.GROUP)).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                Map.of())).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("cluster-" + name));
         try (FaultRun run = FaultRun.start(env, kafka, topics, fault)) {
             run.load().awaitPublished(600);

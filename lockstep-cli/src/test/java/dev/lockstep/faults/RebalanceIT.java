@@ -1,5 +1,6 @@
 package dev.lockstep.faults;
 
+import java.util.Map;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.testkit.LockstepExtension;
@@ -17,7 +18,7 @@ class RebalanceIT {
     @Test
     void partitionsThatMoveUnderLoadAreNeitherLostNorAppliedTwice() {
         WorkerSettings settings = WorkerSettings.defaults(new KafkaSettings(env.kafka().bootstrapServers(),
-                        FaultTimeouts.GROUP))
+                        Map.of()))
                 .withTopics(env.topics(), new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("rebalance");
         try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "rebalances under load: a third worker joins, one leaves")) {

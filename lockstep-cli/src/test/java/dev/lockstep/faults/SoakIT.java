@@ -4,6 +4,7 @@ import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -42,8 +43,8 @@ class SoakIT {
         String group = "soak-" + round;
         List<ChildWorker> workers = new ArrayList<>();
         try (FaultRun run = FaultRun.start(env, env.kafka(), topics, "soak round " + round)) {
-            workers.add(ChildWorker.start(env, topics, "soak-" + round + "-a", group, FaultTimeouts.GROUP));
-            workers.add(ChildWorker.start(env, topics, "soak-" + round + "-b", group, FaultTimeouts.GROUP));
+            workers.add(ChildWorker.start(env, topics, "soak-" + round + "-a", group, Map.of()));
+            workers.add(ChildWorker.start(env, topics, "soak-" + round + "-b", group, Map.of()));
             Instant roundEnd = Instant.now().plus(ROUND);
             for (int step = 0; Instant.now().isBefore(roundEnd); step++) {
                 run.load().awaitPublished(200 + random.nextInt(1_000));
@@ -52,7 +53,7 @@ class SoakIT {
                     case 0 -> {
                         workers.get(victim).kill();
                         workers.set(victim, ChildWorker.start(env, topics, "soak-" + round + "-k" + step, group,
-                                FaultTimeouts.GROUP));
+                                Map.of()));
                     }
                     case 1 -> {
                         workers.get(victim).freeze();
@@ -63,7 +64,7 @@ class SoakIT {
                             .until(() -> PostgresTerminateIT.terminateConnections(env) > 0);
                     default -> {
                         try (ChildWorker extra = ChildWorker.start(env, topics, "soak-" + round + "-x" + step, group,
-                                FaultTimeouts.GROUP)) {
+                                Map.of())) {
                             run.load().awaitPublished(500);
                         }
                     }

@@ -99,10 +99,13 @@ final class SwitchingProxy implements AutoCloseable {
                 // one side went away
             } finally {
                 closeQuietly(from);
-                closeQuietly(to);
                 open.remove(from);
-                open.remove(to);
-                carried.remove(stalled);
+                if (!stalled.get()) {
+                    closeQuietly(to);
+                    open.remove(to);
+                    carried.remove(stalled);
+                }
+                // Half-open: the far end is not told either; it stays open until the proxy closes.
             }
         }, "proxy-pump");
         thread.setDaemon(true);

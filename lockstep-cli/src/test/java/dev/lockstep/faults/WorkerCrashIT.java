@@ -1,5 +1,6 @@
 package dev.lockstep.faults;
 
+import java.util.Map;
 import dev.lockstep.testkit.LockstepExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,17 +16,17 @@ class WorkerCrashIT {
     @Test
     void aWorkerKilledMidBatchLosesNothingAndGrantsNothingTwice() throws Exception {
         try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker killed (SIGKILL) mid-batch, restarted");
-                ChildWorker first = ChildWorker.start(env, "crash-1", GROUP, FaultTimeouts.GROUP)) {
+                ChildWorker first = ChildWorker.start(env, "crash-1", GROUP, Map.of())) {
             awaitAnswering(run);
             first.kill();
             run.faultInjected();
             run.load().awaitPublished(300); // commands pile up while no worker runs
-            try (ChildWorker second = ChildWorker.start(env, "crash-2", GROUP, FaultTimeouts.GROUP)) {
+            try (ChildWorker second = ChildWorker.start(env, "crash-2", GROUP, Map.of())) {
                 awaitAnswering(run);
                 second.kill();
                 run.faultInjected();
             }
-            try (ChildWorker third = ChildWorker.start(env, "crash-3", GROUP, FaultTimeouts.GROUP)) {
+            try (ChildWorker third = ChildWorker.start(env, "crash-3", GROUP, Map.of())) {
                 awaitAnswering(run);
                 run.check();
             }

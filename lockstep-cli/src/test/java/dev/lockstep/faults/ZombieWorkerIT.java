@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.testkit.LockstepExtension;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -24,8 +25,8 @@ class ZombieWorkerIT {
     @Test
     void aFrozenWorkerThatComesBackCannotUndoItsSuccessor() throws Exception {
         try (FaultRun run = FaultRun.start(env, env.kafka(), env.topics(), "worker frozen (SIGSTOP) past max.poll.interval.ms, thawed as a zombie");
-                ChildWorker zombie = ChildWorker.start(env, "zombie", GROUP, FaultTimeouts.GROUP);
-                ChildWorker successor = ChildWorker.start(env, "successor", GROUP, FaultTimeouts.GROUP)) {
+                ChildWorker zombie = ChildWorker.start(env, "zombie", GROUP, Map.of());
+                ChildWorker successor = ChildWorker.start(env, "successor", GROUP, Map.of())) {
             for (int round = 0; round < 2; round++) {
                 int seen = env.replies().all().size();
                 env.replies().await(r -> true, seen + 300);
