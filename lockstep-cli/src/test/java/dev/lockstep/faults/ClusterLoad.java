@@ -3,6 +3,8 @@ package dev.lockstep.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.embedded.KafkaCluster;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
@@ -57,21 +59,31 @@ final class ClusterLoad implements AutoCloseable {
         return cluster;
     }
 
-    void run(LockstepExtension env, String fault, String name, Fault action) throws Exception {
+    /** Runs {@code action} under load and checks the history; how long callers waited around it. */
+    RecoveryProbes.Figures run(LockstepExtension env, String fault, String name, Fault action) throws Exception {
         TopicNames topics = env.topics().suffixed("-" + name);
         new TopicApplier(admin).apply(TopicSpecs.renamed(topics, LockstepExtension.PARTITIONS, (short) 3));
         RunningWorker worker = env.startWorker(WorkerSettings.defaults(new KafkaSettings(cluster.bootstrapServers(),
                 Map.of())).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("cluster-" + name));
-        try (FaultRun run = FaultRun.start(env, kafka, topics, fault)) {
+        try (FaultRun run = FaultRun.start(env, kafka, topics, fault);
+                LockClient client = LockClient.start(LockClientSettings.defaults(kafka).withTopics(topics)
+                        .withRequestTimeout(Duration.ofSeconds(120)));
+                RecoveryProbes probes = RecoveryProbes.start(client, "cluster-" + name, LockstepExtension.PARTITIONS)) {
             run.load().awaitPublished(600);
+            probes.faultInjected();
             int injected = action.inject(this, topics);
             for (int i = 0; i < injected; i++) {
                 run.faultInjected();
             }
             awaitInSync(topics.commands());
             run.load().awaitPublished(1_000);
+            RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(120));
+            String row = figures.row(fault);
+            System.out.println("recovery: " + row);
+            FaultRun.appendResult("recovery " + row + System.lineSeparator());
             run.check();
+            return figures;
         } finally {
             worker.close();
         }
