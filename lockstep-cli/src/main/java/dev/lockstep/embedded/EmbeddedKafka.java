@@ -170,12 +170,15 @@ public final class EmbeddedKafka implements AutoCloseable {
                 Map.entry("share.coordinator.state.topic.replication.factor", replicas),
                 Map.entry("share.coordinator.state.topic.min.isr", inSync),
                 Map.entry("group.initial.rebalance.delay.ms", "0"),
-                Map.entry("num.partitions", "1"),
-                // A node that dies is fenced, and its partitions led by others, after this: Kafka's
-                // 9 s would be most of the recovery goal (10 s, docs/operations.md#recovery) on
-                // its own. Heartbeats every second keep a live node well inside it.
-                Map.entry("broker.session.timeout.ms", "4000"),
-                Map.entry("broker.heartbeat.interval.ms", "1000")));
+                Map.entry("num.partitions", "1")));
+        if (all.size() > 1) {
+            // A node that dies is fenced, and its partitions led by others, after this: Kafka's
+            // 9 s would be most of the recovery goal (10 s, docs/operations.md#recovery) on its
+            // own. Heartbeats every second keep a live node well inside it. A single node has no
+            // other to lead its partitions: there, fencing it would only take them offline.
+            props.put("broker.session.timeout.ms", "4000");
+            props.put("broker.heartbeat.interval.ms", "1000");
+        }
         return props;
     }
 
