@@ -26,7 +26,7 @@ class ClusterFaultsIT {
     /** The tag of the runs longer than CI's budget: {@code mvn -Pcluster verify} runs them. */
     static final String LONG = "cluster";
 
-    /** Past the broker's session with the controller (9 s) and the worker's group session (6 s). */
+    /** Past the broker's session with the controller (4 s in a cluster) and the worker's group session (6 s). */
     private static final long PAUSE_SECONDS = 12;
 
     @RegisterExtension

@@ -38,8 +38,8 @@ final class LongStatements {
         setStatementTimeout(connection, Long.toString(BOUND.toMillis()));
         connection.setNetworkTimeout(SAME_THREAD, (int) BOUND.plus(SOCKET_MARGIN).toMillis());
         // Restored after the work succeeded only: a failed one leaves the transaction aborted (where
-        // set_config fails too) or the connection broken, and either way the connection is not
-        // used again: the batch is rolled back and its connection closed.
+        // set_config fails too) or the connection broken. A batch's connection is then closed; a
+        // pooled one is rolled back and its network timeout reset by HikariCP when returned.
         work.run();
         connection.setNetworkTimeout(SAME_THREAD, networkTimeout);
         setStatementTimeout(connection, statementTimeout);

@@ -134,7 +134,9 @@ public final class PostgresLockStore implements LockStore {
         settings.user().ifPresent(dataSource::setUser);
         settings.password().ifPresent(dataSource::setPassword);
         dataSource.setConnectTimeout(10);
-        dataSource.setSocketTimeout((int) LongStatements.BOUND.toSeconds());
+        // The server cancels a statement at the bound, before the socket gives up on it.
+        dataSource.setOptions("-c statement_timeout=" + LongStatements.BOUND.toMillis());
+        dataSource.setSocketTimeout((int) LongStatements.BOUND.plusSeconds(30).toSeconds());
         dataSource.setTcpKeepAlive(true);
         dataSource.setApplicationName(APPLICATION_NAME);
         return dataSource;

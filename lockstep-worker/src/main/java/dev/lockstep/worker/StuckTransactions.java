@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,8 +45,9 @@ import org.slf4j.LoggerFactory;
  * (Admin {@code describeProducers}), and aborts a transaction it has seen open for the limit
  * (Admin {@code abortTransaction}, KIP-664, what {@code kafka-transactions.sh abort} does). The
  * abort is a marker in the partition, so the log still says which records count: a replay reads
- * the same ones. The age is this worker's own measure from when it first saw the transaction, so
- * it never aborts one younger than the limit, and at most a check's interval older.
+ * the same ones. The age is this worker's own lower bound, from the end of the look that first saw
+ * the transaction to the start of the latest, so it never aborts one younger than the limit; a
+ * slow look (a partition's leader moving) may make it a few seconds later.
  */
 final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
 
@@ -115,9 +117,8 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     /** Starts looking, unless the limit is zero: then no transaction is ever aborted. */
     void start() {
         if (limit.isZero()) {
-            LOG.info("--transaction-limit 0: producers' transactions are never aborted; an open one holds its "
-                    + "partition until the broker ends it");
-            return;
+            LOG.info("--transaction-limit 0: producers' transactions are watched, never aborted; an open one holds "
+                    + "its partition until the broker ends it");
         }
         executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread thread = new Thread(r, "lockstep-transactions");
@@ -143,7 +144,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
             // Open at some instant of the look that first saw it (no later than its end) and at some
             // instant of this one (no earlier than its start): open at least this long.
             long age = Math.max(0, lookStarted - firstSeen.computeIfAbsent(entry.getKey(), seen -> lookEnded));
-            if (age >= limit.toNanos() && abort(entry.getKey(), entry.getValue(), Duration.ofNanos(age))) {
+            if (!limit.isZero() && age >= limit.toNanos() && abort(entry.getKey(), Duration.ofNanos(age))) {
                 done.add(entry.getKey());
                 firstSeen.remove(entry.getKey());
             } else {
@@ -197,12 +198,16 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         return new Look(open, undescribed);
     }
 
-    private boolean abort(OpenTransaction transaction, ProducerState producer, Duration age) {
-        if (!assigned.contains(transaction.partition().partition()) || !stillOpen(transaction)) {
-            return false; // revoked meanwhile, or ended: the producer's next transaction is not this one
+    private boolean abort(OpenTransaction transaction, Duration age) {
+        if (!assigned.contains(transaction.partition().partition())) {
+            return false; // revoked meanwhile: no longer this worker's to abort
+        }
+        Optional<ProducerState> now = stillOpen(transaction);
+        if (now.isEmpty()) {
+            return false; // ended, or not described: the producer's next transaction is not this one
         }
         AbortTransactionSpec spec = new AbortTransactionSpec(transaction.partition(), transaction.producerId(),
-                (short) transaction.producerEpoch(), producer.coordinatorEpoch().orElse(0));
+                (short) transaction.producerEpoch(), now.get().coordinatorEpoch().orElse(0));
         try {
             admin.abortTransaction(spec, new AbortTransactionOptions().timeoutMs((int) ADMIN_TIMEOUT.toMillis()))
                     .all().get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -230,20 +235,23 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     }
 
     /** Asked again just before the abort: the same producer, epoch and first offset still open there. */
-    private boolean stillOpen(OpenTransaction transaction) {
+    private Optional<ProducerState> stillOpen(OpenTransaction transaction) {
         try {
             return admin.describeProducers(List.of(transaction.partition()),
                             new DescribeProducersOptions().timeoutMs((int) ADMIN_TIMEOUT.toMillis()))
                     .partitionResult(transaction.partition()).get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
                     .activeProducers().stream()
-                    .anyMatch(p -> p.producerId() == transaction.producerId()
+                    .filter(p -> p.producerId() == transaction.producerId()
                             && p.producerEpoch() == transaction.producerEpoch()
-                            && p.currentTransactionStartOffset().equals(OptionalLong.of(transaction.startOffset())));
+                            && p.currentTransactionStartOffset().equals(OptionalLong.of(transaction.startOffset())))
+                    .findFirst();
         } catch (ExecutionException | TimeoutException e) {
-            return false;
+            LOG.debug("describing {} again before aborting its transaction failed, will look again: {}",
+                    transaction.partition(), e.getMessage());
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return Optional.empty();
         }
     }
 

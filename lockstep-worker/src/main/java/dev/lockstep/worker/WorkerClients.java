@@ -18,11 +18,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 final class WorkerClients {
 
     /**
-     * A poll loop stuck this long gives its partitions up: the recovery goal (10 s,
-     * docs/operations.md#recovery). Nothing the loop does waits longer: a batch retry's backoff is
-     * at most 5 s, and every database call a rebalance waits for is bounded by the 3 s socket timeout.
+     * A poll loop stuck this long gives its partitions up. Not shorter: a revocation waits for the
+     * batches in flight, and their acknowledgements may rightly take up to the producer's
+     * {@code delivery.timeout.ms} (30 s) while a reply partition's leader moves. A worker that
+     * died or froze is out after the session timeout (6 s) instead.
      */
-    private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 10_000;
+    private static final long CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS = 30_000;
     private static final int PRODUCER_DEFAULT_MAX_REQUEST_SIZE = 1024 * 1024;
 
     /**
@@ -30,7 +31,7 @@ final class WorkerClients {
      * processing, where a minute without a consumer only adds lag; here every caller of the dead
      * worker's partitions waits for its lock that long. A member silent for 6 s (the broker's
      * smallest session by default, {@code group.min.session.timeout.ms}) is out, heartbeats every
-     * second tell the others to rebalance at once, and a poll loop stuck for 10 s gives up its
+     * second tell the others to rebalance at once, and a poll loop stuck for 30 s gives up its
      * partitions (docs/operations.md#failover). With the consumer protocol of KIP-848
      * ({@code group.protocol=consumer}) the broker's group settings decide instead, and these two
      * are not set.

@@ -17,7 +17,7 @@ class WorkerClientsTest {
     @Test
     void aDeadWorkerIsOutOfItsGroupInSecondsUnlessTheOperatorSaysOtherwise() {
         assertThat(consumer(Map.of())).containsEntry("session.timeout.ms", 6_000)
-                .containsEntry("heartbeat.interval.ms", 1_000).containsEntry("max.poll.interval.ms", 10_000);
+                .containsEntry("heartbeat.interval.ms", 1_000).containsEntry("max.poll.interval.ms", 30_000);
         assertThat(consumer(Map.of("session.timeout.ms", "10000"))).containsEntry("session.timeout.ms", "10000");
     }
 
