@@ -79,9 +79,7 @@ final class ClusterLoad implements AutoCloseable {
             awaitInSync(topics.commands());
             run.load().awaitPublished(1_000);
             RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(120));
-            String row = figures.row(fault);
-            System.out.println("recovery: " + row);
-            FaultRun.appendResult("recovery " + row + System.lineSeparator());
+            figures.report(fault, "");
             run.check();
             return figures;
         } finally {

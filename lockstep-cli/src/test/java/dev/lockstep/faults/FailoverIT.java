@@ -58,9 +58,7 @@ class FailoverIT {
             run.faultInjected();
             Thread.sleep(BOUND.plusSeconds(5).toMillis());
             RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(90));
-            String row = figures.row(fault);
-            System.out.println("recovery: " + row);
-            FaultRun.appendResult("recovery " + row + System.lineSeparator());
+            figures.report(fault, "");
             assertThat(figures.longest()).as("the longest wait for an answer, of %d requests", figures.requests())
                     .isLessThan(BOUND);
             run.check();

@@ -112,10 +112,8 @@ class FrozenDatabaseIT {
             await().atMost(Duration.ofSeconds(120)).until(() -> status(port, "live") == 200);
             RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(120));
             Duration others = figures.longestExcept(stuck);
-            String row = figures.row(fault) + String.format(" partitions held until the thaw: %d; the others' "
-                    + "longest wait: %.1f s |", stuck.size(), others.toMillis() / 1000.0);
-            System.out.println("recovery: " + row);
-            FaultRun.appendResult("recovery " + row + System.lineSeparator());
+            figures.report(fault, String.format(" partitions held until the thaw: %d; the others' "
+                    + "longest wait: %.1f s |", stuck.size(), others.toMillis() / 1000.0));
             assertThat(others).as("the longest wait on the partitions no frozen backend held").isLessThan(BOUND);
             run.check();
         }

@@ -46,9 +46,7 @@ class HalfOpenDatabaseIT {
                 run.faultInjected();
                 Thread.sleep(BOUND.plusSeconds(5).toMillis());
                 RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(90));
-                String row = figures.row("database connections half-open (a proxy stops forwarding)");
-                System.out.println("recovery: " + row);
-                FaultRun.appendResult("recovery " + row + System.lineSeparator());
+                figures.report("database connections half-open (a proxy stops forwarding)", "");
                 assertThat(figures.longest()).as("the longest wait of %d requests", figures.requests()).isLessThan(BOUND);
             }
             run.check();

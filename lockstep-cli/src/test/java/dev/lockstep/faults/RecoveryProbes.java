@@ -48,6 +48,14 @@ final class RecoveryProbes implements AutoCloseable {
             return String.format("| %s | %.1f s | %.1f s | %d |", fault, longest.toMillis() / 1000.0,
                     p99.toMillis() / 1000.0, requests);
         }
+
+        /** Prints the row, with {@code more} after it, and adds it to the results the docs take their figures from. */
+        Figures report(String fault, String more) {
+            String row = row(fault) + more;
+            System.out.println("recovery: " + row);
+            FaultRun.appendResult("recovery " + row + System.lineSeparator());
+            return this;
+        }
     }
 
     private final List<Probe> probes = new ArrayList<>();

@@ -88,9 +88,7 @@ class StandbyFailoverIT {
                     run.load().awaitPublished(1_000);
                     Thread.sleep(BOUND.toMillis());
                     RecoveryProbes.Figures figures = probes.finish(Duration.ofSeconds(90));
-                    String row = figures.row(fault);
-                    System.out.println("recovery: " + row);
-                    FaultRun.appendResult("recovery " + row + System.lineSeparator());
+                    figures.report(fault, "");
                     assertThat(figures.longest()).as("the longest wait of %d requests", figures.requests())
                             .isLessThan(BOUND);
                     run.check();
