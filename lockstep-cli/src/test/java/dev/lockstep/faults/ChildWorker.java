@@ -61,6 +61,12 @@ final class ChildWorker implements AutoCloseable {
     /** @param options more of the worker's command-line options */
     static ChildWorker start(LockstepExtension env, TopicNames topics, String name, String groupId,
             Map<String, String> kafkaProperties, List<String> options) {
+        return start(env, topics, name, groupId, kafkaProperties, options, Map.of());
+    }
+
+    /** @param environment added to the child's environment (a preloaded library, say) */
+    static ChildWorker start(LockstepExtension env, TopicNames topics, String name, String groupId,
+            Map<String, String> kafkaProperties, List<String> options, Map<String, String> environment) {
         try {
             Path dir = Files.createDirectories(Path.of("target", "faults"));
             List<String> args = LockstepProcess.workerArgs(env, topics, groupId);
@@ -74,7 +80,8 @@ final class ChildWorker implements AutoCloseable {
             }
             Path stderr = dir.resolve(name + ".stderr");
             Files.deleteIfExists(stderr);
-            return new ChildWorker(LockstepProcess.start(stderr.toFile(), args.toArray(String[]::new)), name, stderr);
+            return new ChildWorker(LockstepProcess.start(stderr.toFile(), environment, args.toArray(String[]::new)),
+                    name, stderr);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

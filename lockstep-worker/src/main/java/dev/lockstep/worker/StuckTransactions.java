@@ -5,11 +5,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -54,10 +51,6 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StuckTransactions.class);
     private static final Duration CHECK_EVERY = Duration.ofSeconds(1);
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(5);
-    /** How long an abort stays among /health's warnings. */
-    private static final Duration REMEMBERED = Duration.ofMinutes(10);
-    private static final int WARNINGS_KEPT = 20;
-
     /** One open transaction of one producer on one partition, as the broker describes it. */
     record OpenTransaction(TopicPartition partition, long producerId, int producerEpoch, long startOffset) {
 
@@ -71,21 +64,17 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     private final Admin admin;
     private final String commandTopic;
     private final Duration limit;
-    private final Clock clock;
     private final LongSupplier nanoTime;
     private final WorkerHealth health;
     private final Counter aborted;
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     /** Watch thread only: each open transaction seen, and when (nanoTime) it was first seen. */
     private final Map<OpenTransaction, Long> firstSeen = new HashMap<>();
-    private final Deque<Warning> warnings = new ArrayDeque<>();
+    private final RecentWarnings warnings;
     /** Watch thread only: transactions whose abort failed, told once each (it is tried again each second). */
     private final Set<OpenTransaction> failed = new HashSet<>();
     private volatile Duration longestOpen = Duration.ZERO;
     private ScheduledExecutorService executor;
-
-    private record Warning(Instant at, String text) {
-    }
 
     StuckTransactions(Admin admin, String commandTopic, Duration limit, Clock clock, LongSupplier nanoTime,
             MeterRegistry registry, WorkerHealth health) {
@@ -93,7 +82,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         this.admin = admin;
         this.commandTopic = commandTopic;
         this.limit = limit;
-        this.clock = clock;
+        this.warnings = new RecentWarnings(clock);
         this.nanoTime = nanoTime;
         this.aborted = Counter.builder("lockstep.transactions.aborted")
                 .description("Producers' transactions aborted by the worker after holding a command partition for "
@@ -216,7 +205,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
                     + " s; aborting it failed, will try again: " + e.getMessage();
             if (failed.add(transaction)) {
                 LOG.warn(text);
-                remember(text);
+                warnings.add(text);
             } else {
                 LOG.debug(text);
             }
@@ -230,7 +219,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         String text = "aborted the transaction of " + transaction + ", open for " + age.toSeconds()
                 + " s or more (the transaction limit is " + limit.toSeconds() + " s): its records do not count";
         LOG.warn(text);
-        remember(text);
+        warnings.add(text);
         return true;
     }
 
@@ -255,21 +244,9 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
         }
     }
 
-    private void remember(String text) {
-        synchronized (warnings) {
-            warnings.addLast(new Warning(clock.instant(), text));
-            while (warnings.size() > WARNINGS_KEPT) {
-                warnings.removeFirst();
-            }
-        }
-    }
-
     /** What /health says: the aborts and failed aborts of the last ten minutes, with their times. */
     List<String> warnings() {
-        Instant since = clock.instant().minus(REMEMBERED);
-        synchronized (warnings) {
-            return warnings.stream().filter(w -> w.at().isAfter(since)).map(w -> w.at() + ": " + w.text()).toList();
-        }
+        return warnings.texts();
     }
 
     @Override

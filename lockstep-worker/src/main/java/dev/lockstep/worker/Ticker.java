@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -20,15 +21,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Appends a tick ({@link Tick}) to each command partition of this worker where a lease has ended
- * by the wall clock but no record has shown it in log time yet, so that its {@code expired} event
- * is written within about {@link #INTERVAL} of the end instead of waiting for the partition's next
- * command. The wall clock only says when to append; what the tick shows is decided by its
+ * by the partition's log time now ({@link LogTimes}) but no record has shown it yet, so that its
+ * {@code expired} event is written within about {@link #INTERVAL} of the end instead of waiting for
+ * the partition's next command. That estimate, from the log-append times of records seen there and the monotonic clock,
+ * follows the partition leader's clock, which stamps the tick, and not the worker's wall clock
+ * (which may be stepped). It only says when to append; what the tick shows is decided by its
  * log-append time, as for any record, and a replay decides the same.
  *
  * <p>It also appends a hand-over ({@link dev.lockstep.protocol.HandOver}) again where one is due
@@ -49,7 +53,7 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Ticker.class);
 
-    /** The end a tick was appended for, and when (the wall clock's). */
+    /** The end a tick was appended for, and when (the worker's clock). */
     private record Appended(Instant due, Instant at) {
     }
 
@@ -57,19 +61,27 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     private final Producer<byte[], byte[]> producer;
     private final String commandTopic;
     private final Clock clock;
+    private final LogTimes logTimes;
+    private final ClockWatch clockWatch;
     private final WorkerMetrics metrics;
     private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
     private final Map<Integer, Appended> appended = new HashMap<>();
-    /** Each hand-over due, and when (the wall clock's) it was first seen due or last appended again. */
+    /** Each hand-over due, and when (the worker's clock) it was first seen due or last appended again. */
     private final Map<DueHandOver, Instant> handOvers = new HashMap<>();
     private ScheduledExecutorService executor;
 
-    Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, Clock clock,
-            WorkerMetrics metrics) {
+    /**
+     * @param clock the worker's clock: how long since a tick was appended
+     * @param logTimes each partition's log time now: whether a lease has ended
+     */
+    Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, Clock clock, LogTimes logTimes,
+            ClockWatch clockWatch, WorkerMetrics metrics) {
         this.store = store;
         this.producer = producer;
         this.commandTopic = commandTopic;
         this.clock = clock;
+        this.logTimes = logTimes;
+        this.clockWatch = clockWatch;
         this.metrics = metrics;
     }
 
@@ -81,6 +93,7 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     @Override
     public void revoked(Collection<Integer> partitions) {
         assigned.removeAll(partitions);
+        logTimes.forget(partitions);
     }
 
     void start() {
@@ -98,17 +111,21 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
      */
     synchronized int tickNow() {
         Instant now = clock.instant();
-        return ticks(now) + handOversAgain(now);
+        int appended = ticks(now) + handOversAgain(now);
+        clockWatch.report();
+        return appended;
     }
 
     private int ticks(Instant now) {
+        Set<Integer> partitions = Set.copyOf(assigned);
         Map<Integer, Instant> due;
         try {
-            due = store.leasesEndingBy(commandTopic, Set.copyOf(assigned), now);
+            due = new HashMap<>(store.leasesEndingBy(commandTopic, partitions, logTimes.latest(partitions)));
         } catch (StoreException e) {
             LOG.debug("looking for leases that ended failed, will look again: {}", e.getMessage());
             return 0;
         }
+        due.entrySet().removeIf(end -> end.getValue().isAfter(logTimes.now(end.getKey())));
         appended.keySet().retainAll(due.keySet());
         int ticks = 0;
         for (Map.Entry<Integer, Instant> partition : due.entrySet()) {
@@ -150,9 +167,11 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     }
 
     private void appendHandOver(DueHandOver due) {
+        long sent = logTimes.nanos();
         producer.send(HandOvers.record(commandTopic, due.partition(), due.resource(),
                 commandTopic + "-" + due.partition() + "@" + due.afterOffset(), 1, 1), (metadata, error) -> {
                     if (error == null) {
+                        acknowledged(due.partition(), metadata, sent);
                         metrics.handedOverAgain();
                     } else {
                         LOG.warn("a hand-over to {}-{} was not appended (another follows): {}", commandTopic,
@@ -167,14 +186,24 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
         // No key, no value: the broker stamps its log-append time, which is all a tick brings.
         ProducerRecord<byte[], byte[]> tick = new ProducerRecord<>(commandTopic, partition, (Long) null, null, null,
                 headers);
+        long sent = logTimes.nanos();
         producer.send(tick, (metadata, error) -> {
             if (error == null) {
+                acknowledged(partition, metadata, sent);
                 metrics.ticked();
             } else {
                 LOG.warn("a tick to {}-{} was not appended (another follows): {}", commandTopic, partition,
                         error.getMessage());
             }
         });
+    }
+
+    /** The broker stamped the worker's own record with its log-append time, between its send and now. */
+    private void acknowledged(int partition, RecordMetadata metadata, long sentNanos) {
+        if (metadata.hasOffset() && metadata.timestamp() >= 0) {
+            logTimes.seen(partition, Instant.ofEpochMilli(metadata.timestamp()), OptionalLong.of(sentNanos),
+                    logTimes.nanos());
+        }
     }
 
     @Override

@@ -9,8 +9,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -39,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(url));
  *      Worker worker = Worker.connect(WorkerSettings.defaults(KafkaSettings.of("127.0.0.1:9092")), store,
- *              Clock.systemUTC(), new SimpleMeterRegistry())) {
+ *              SteadyClock.startingNow(), new SimpleMeterRegistry())) {
  *     worker.checkTopics();
  *     worker.run(); // until worker.stop() is called from another thread
  * }
@@ -62,6 +64,7 @@ public final class Worker implements AutoCloseable {
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final Ticker ticker;
+    private final LogTimes logTimes;
     private final StuckTransactions transactions;
     private final WorkerMetrics metrics;
     private final WorkerHealth health;
@@ -95,7 +98,9 @@ public final class Worker implements AutoCloseable {
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
-        this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, metrics);
+        this.logTimes = new LogTimes(clock, System::nanoTime);
+        this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, logTimes,
+                new ClockWatch(logTimes, producer, settings.topics().commands(), clock, registry, health), metrics);
         this.transactions = new StuckTransactions(admin, settings.topics().commands(), settings.transactionLimit(), clock,
                 System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
@@ -113,7 +118,8 @@ public final class Worker implements AutoCloseable {
      * As {@link #connect(WorkerSettings, LockStore, Clock, MeterRegistry)}, applying batches with
      * {@code applying} (a benchmark's baseline; {@link Applying#BATCHES} otherwise).
      *
-     * @param clock the worker's clock: for caches and timeouts only; no reply depends on it
+     * @param clock the worker's clock: for caches and timeouts only; no reply depends on it. Pass a
+     *     {@link SteadyClock}: what it times are intervals, which a stepped wall clock would get wrong
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, Applying applying,
             MeterRegistry registry) {
@@ -206,6 +212,9 @@ public final class Worker implements AutoCloseable {
         long now = clock.millis();
         records.forEach(r -> metrics.fetched(Duration.ofMillis(now - r.timestamp())));
         for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);
+            logTimes.seen(tp.partition(), Instant.ofEpochMilli(polled.get(polled.size() - 1).timestamp()),
+                    OptionalLong.empty(), polledAt);
             if (!assignments.applicable(tp)) {
                 continue;
             }

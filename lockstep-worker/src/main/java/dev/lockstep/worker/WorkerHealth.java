@@ -65,6 +65,7 @@ public final class WorkerHealth {
     private volatile Partitions partitions = Partitions.NONE;
     private volatile Optional<String> publishFailure = Optional.empty();
     private volatile List<String> transactionWarnings = List.of();
+    private volatile List<String> clockWarnings = List.of();
     private final Duration stallTimeout;
     /** Per partition, when its oldest records not yet committed were first handed to a batch. */
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
@@ -120,6 +121,11 @@ public final class WorkerHealth {
         transactionWarnings = List.copyOf(now);
     }
 
+    /** Records stamped outside a bound of the worker's clock, lately ({@link ClockWatch}): warnings, not failures. */
+    void clockWarnings(List<String> now) {
+        clockWarnings = List.copyOf(now);
+    }
+
     /** Seconds since the poll loop last polled; empty before the first poll. */
     public Optional<Duration> sinceLastPoll() {
         return lastPoll.map(at -> Duration.between(at, clock.instant()));
@@ -158,6 +164,7 @@ public final class WorkerHealth {
             problems.add("partitions refused (see the log): " + String.join(", ", now.refused()));
         }
         List<String> warnings = new ArrayList<>(transactionWarnings);
+        warnings.addAll(clockWarnings);
         try {
             store.ping();
             store.quarantines(commandTopic).entrySet().stream()

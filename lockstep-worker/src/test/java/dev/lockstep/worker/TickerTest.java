@@ -10,9 +10,12 @@ import dev.lockstep.store.DueHandOver;
 import dev.lockstep.testclock.SetClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -31,7 +34,13 @@ class TickerTest {
     private final StubStore store = new StubStore();
     private final MockProducer<byte[], byte[]> producer = MockPublishing.producer();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), clock,
+    private final WorkerHealth health = new WorkerHealth(clock, Duration.ofSeconds(30), Duration.ofSeconds(10), store,
+            MockPublishing.TOPICS.commands());
+    /** The monotonic clock, as the test sets it (nanoseconds). */
+    private final AtomicLong nanos = new AtomicLong();
+    private final LogTimes logTimes = new LogTimes(clock, nanos::get);
+    private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), clock, logTimes,
+            new ClockWatch(logTimes, producer, MockPublishing.TOPICS.commands(), clock, registry, health),
             new WorkerMetrics(registry, clock));
 
     @Test
@@ -126,5 +135,49 @@ class TickerTest {
         clock.advance(Ticker.RESEND_AFTER);
         assertThat(ticker.tickNow()).isZero();
         assertThat(producer.history()).hasSize(1);
+    }
+
+    @Test
+    void aLeaseEndsByItsPartitionsLogTimeNotByTheWorkersClock() {
+        ticker.assigned(List.of(0, 1, 2));
+        clock.set(T0.minusSeconds(30));
+        logTimes.seen(0, T0, OptionalLong.empty(), nanos.get());
+        store.ending = Map.of(0, T0.minusMillis(10), 1, T0.minusMillis(10));
+
+        assertThat(ticker.tickNow()).as("the worker's clock stepped 30 s back; partition 1 has shown nothing yet: "
+                + "the latest log time seen anywhere").isEqualTo(2);
+    }
+
+    @Test
+    void aLeaderWhoseClockIsBehindGetsItsTickWhenItsLogTimeReachesTheEnd() {
+        ticker.assigned(List.of(0));
+        logTimes.seen(0, T0.minusSeconds(30), OptionalLong.empty(), nanos.get());
+        store.ending = Map.of(0, T0.minusSeconds(1));
+        assertThat(ticker.tickNow()).as("ended by the worker's clock, not by the partition's").isZero();
+
+        nanos.addAndGet(Duration.ofSeconds(29).toNanos());
+        clock.advance(Duration.ofSeconds(29));
+        assertThat(ticker.tickNow()).isOne();
+    }
+
+    @Test
+    void aRecordStampedOutsideTheBoundOfTheWorkersClockIsToldWithItsPartitionsLeader() {
+        ticker.assigned(List.of(0, 1));
+        logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos.get());
+        logTimes.seen(1, T0.minusSeconds(5), OptionalLong.of(nanos.get()), nanos.get());
+        logTimes.seen(1, T0.minusSeconds(50), OptionalLong.empty(), nanos.get());
+        ticker.tickNow();
+
+        assertThat(health.ready().warnings()).anySatisfy(w -> assertThat(w).contains(
+                MockPublishing.TOPICS.commands() + "-0", "30.0 s ahead", "leader is broker unknown", "end early"))
+                .anySatisfy(w -> assertThat(w).contains(MockPublishing.TOPICS.commands() + "-1", "5.0 s behind",
+                        "end late"))
+                .as("a consumed record's log time may be old: it only shows a clock ahead").hasSize(2);
+        assertThat(registry.get("lockstep.log.time.outside").tag("direction", "ahead").counter().count()).isOne();
+        assertThat(registry.get("lockstep.log.time.outside").tag("direction", "behind").counter().count()).isOne();
+
+        ticker.tickNow();
+        assertThat(registry.get("lockstep.log.time.outside").tag("direction", "ahead").counter().count())
+                .as("told once").isOne();
     }
 }
