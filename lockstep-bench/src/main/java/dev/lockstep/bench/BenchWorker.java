@@ -1,6 +1,5 @@
 package dev.lockstep.bench;
 
-import dev.lockstep.worker.SteadyClock;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.TopicNames;
@@ -48,7 +47,7 @@ public final class BenchWorker implements AutoCloseable {
         WorkerSettings settings = WorkerSettings.defaults(kafka)
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
                 .withGroupId("bench-" + suffix);
-        Worker worker = Worker.connect(settings, store, SteadyClock.startingNow(), mode, registry);
+        Worker worker = Worker.connect(settings, store, Clock.systemUTC(), mode, registry);
         worker.checkTopics();
         Thread thread = new Thread(worker::run, "bench-worker");
         thread.start();

@@ -1,6 +1,5 @@
 package dev.lockstep.cli;
 
-import dev.lockstep.worker.SteadyClock;
 import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
 import dev.lockstep.http.LockGateway;
@@ -46,7 +45,7 @@ final class WorkerRunner {
         LOG.info("database: {}", database);
         try (ProcessMetrics metrics = new ProcessMetrics();
                 LockStore store = PostgresLockStore.open(database, metrics.registry());
-                Worker worker = Worker.connect(settings, store, SteadyClock.startingNow(), metrics.registry())) {
+                Worker worker = Worker.connect(settings, store, Clock.systemUTC(), metrics.registry())) {
             worker.checkTopics();
             Signals.onTerminate(() -> {
                 LOG.info("stop requested; finishing the batch in hand");

@@ -41,11 +41,14 @@ public final class KafkaCluster implements AutoCloseable {
     private final String clusterId;
     private final Path dataDir;
     private final Map<Integer, Process> running = new LinkedHashMap<>();
+    private final Map<Integer, Map<String, String>> environments;
 
-    private KafkaCluster(List<EmbeddedKafka.Node> nodes, String clusterId, Path dataDir) {
+    private KafkaCluster(List<EmbeddedKafka.Node> nodes, String clusterId, Path dataDir,
+            Map<Integer, Map<String, String>> environments) {
         this.nodes = nodes;
         this.clusterId = clusterId;
         this.dataDir = dataDir;
+        this.environments = Map.copyOf(environments);
     }
 
     /** Starts {@code size} nodes (IDs 1 to size) on free ports, and returns once every one answers. */
@@ -62,7 +65,17 @@ public final class KafkaCluster implements AutoCloseable {
      * returns once every one answers.
      */
     public static KafkaCluster start(List<EmbeddedKafka.Node> nodes, Path dataDir) {
-        KafkaCluster cluster = new KafkaCluster(List.copyOf(nodes), Uuid.randomUuid().toString(), dataDir);
+        return start(nodes, dataDir, Map.of());
+    }
+
+    /**
+     * As {@link #start(List, Path)}, each node with the environment {@code environments} holds for
+     * its ID added to its process's, at every start (a preloaded library that fakes its clock, say).
+     */
+    public static KafkaCluster start(List<EmbeddedKafka.Node> nodes, Path dataDir,
+            Map<Integer, Map<String, String>> environments) {
+        KafkaCluster cluster = new KafkaCluster(List.copyOf(nodes), Uuid.randomUuid().toString(), dataDir,
+                environments);
         try {
             // Together: a node answers only once a majority of the voters runs.
             List<CompletableFuture<Void>> ready = nodes.stream().map(node -> cluster.launch(node.id())).toList();
@@ -169,7 +182,9 @@ public final class KafkaCluster implements AutoCloseable {
         Process process;
         try {
             Files.createDirectories(nodeDir);
-            process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(environments.getOrDefault(id, Map.of()));
+            process = builder.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start cluster node " + id, e);
         }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.lockstep.client.LockClient;
 import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.embedded.EmbeddedKafka;
 import dev.lockstep.embedded.KafkaCluster;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
@@ -17,6 +18,7 @@ import dev.lockstep.worker.WorkerSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +54,25 @@ final class ClusterLoad implements AutoCloseable {
     }
 
     static ClusterLoad start() throws IOException {
-        return new ClusterLoad(KafkaCluster.start(3, Files.createTempDirectory("lockstep-cluster-faults-")));
+        return start(Map.of());
+    }
+
+    /** @param environments added to the environment of the nodes with these IDs (1 to 3) */
+    static ClusterLoad start(Map<Integer, Map<String, String>> environments) throws IOException {
+        List<EmbeddedKafka.Node> nodes = new ArrayList<>();
+        for (int id = 1; id <= 3; id++) {
+            nodes.add(EmbeddedKafka.Node.onFreePorts(id));
+        }
+        return new ClusterLoad(KafkaCluster.start(nodes, Files.createTempDirectory("lockstep-cluster-faults-"),
+                environments));
+    }
+
+    KafkaSettings kafka() {
+        return kafka;
+    }
+
+    Admin admin() {
+        return admin;
     }
 
     KafkaCluster nodes() {

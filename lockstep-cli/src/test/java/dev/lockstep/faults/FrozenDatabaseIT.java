@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Collections;
 import java.util.Map;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -128,11 +129,12 @@ class FrozenDatabaseIT {
 
     /**
      * How many of {@code pids} are inside a transaction, and so may hold a partition's row; all of
-     * them when the server cannot say within 5 s (a frozen backend may hold what it needs).
+     * them when the server cannot say within seconds (a frozen backend may hold what it needs).
      */
     private static long inTransaction(Connection admin, List<Long> pids) {
         try (PreparedStatement query = admin.prepareStatement(
                 "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY (?) AND state <> 'idle'")) {
+            query.setQueryTimeout(3);
             query.setArray(1, admin.createArrayOf("int8", pids.toArray()));
             try (ResultSet rows = query.executeQuery()) {
                 rows.next();
@@ -146,18 +148,20 @@ class FrozenDatabaseIT {
 
     /**
      * Why the whole server is stalled, if it is: a frozen backend holding a table's extension lock
-     * (every insert that needs a new page of that table waits for it), or the worker's other
-     * sessions waiting longer than 5 s on one of the server's internal locks (an LWLock: a
-     * buffer's, the WAL's, the process array's), which only a frozen backend holds that long and
-     * no timeout cancels. One entry saying so when the server cannot answer within seconds.
+     * (every insert that needs a new page of that table waits for it), or a session of the
+     * worker's waiting on one of the server's internal locks (an LWLock: a buffer's, the WAL's,
+     * the process array's) in two looks a second apart, in a statement running longer than the
+     * worker's 2 s statement timeout allows: only a frozen holder keeps a wait that long, and no
+     * timeout cancels it. One entry saying so when the server does not answer within 5 s.
      */
     private static List<String> serverStalls(Connection admin, List<Long> frozen) {
         List<String> stalls = new ArrayList<>();
         try (PreparedStatement extending = admin.prepareStatement("SELECT pid, relation::regclass::text FROM pg_locks "
                         + "WHERE pid = ANY (?) AND granted AND locktype = 'extend'");
                 PreparedStatement waiting = admin.prepareStatement("SELECT pid, wait_event FROM pg_stat_activity "
-                        + "WHERE application_name = ? AND pid <> ALL (?) AND wait_event_type = 'LWLock' "
-                        + "AND state = 'active' AND state_change < now() - interval '5 seconds'")) {
+                        + "WHERE application_name = ? AND datname = ? AND pid <> ALL (?) "
+                        + "AND wait_event_type = 'LWLock' AND state = 'active' "
+                        + "AND query_start < now() - interval '5 seconds'")) {
             extending.setArray(1, admin.createArrayOf("int8", frozen.toArray()));
             try (ResultSet rows = extending.executeQuery()) {
                 while (rows.next()) {
@@ -165,16 +169,29 @@ class FrozenDatabaseIT {
                 }
             }
             waiting.setString(1, PostgresLockStore.APPLICATION_NAME);
-            waiting.setArray(2, admin.createArrayOf("int8", frozen.toArray()));
-            try (ResultSet rows = waiting.executeQuery()) {
-                while (rows.next()) {
-                    stalls.add(rows.getLong(1) + " waits on LWLock " + rows.getString(2));
-                }
-            }
+            waiting.setString(2, env.databaseName());
+            waiting.setArray(3, admin.createArrayOf("int8", frozen.toArray()));
+            Set<String> first = lwLockWaits(waiting);
+            Thread.sleep(1_000);
+            first.retainAll(lwLockWaits(waiting));
+            first.forEach(wait -> stalls.add(wait + " (LWLock)"));
         } catch (SQLException e) {
             stalls.add("the server did not answer: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
         return stalls;
+    }
+
+    private static Set<String> lwLockWaits(PreparedStatement waiting) throws SQLException {
+        Set<String> waits = new HashSet<>();
+        try (ResultSet rows = waiting.executeQuery()) {
+            while (rows.next()) {
+                waits.add(rows.getLong(1) + " waits on " + rows.getString(2));
+            }
+        }
+        return waits;
     }
 
     /** The worker's sessions, as pg_stat_activity names them. */

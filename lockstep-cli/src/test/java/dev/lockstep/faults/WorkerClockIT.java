@@ -113,16 +113,23 @@ class WorkerClockIT {
     }
 
     private static ChildWorker startFaked(TopicNames topics, String name, Path offset, int port) {
-        assertThat(LIBFAKETIME).as("libfaketime: apt-get install faketime (.ci/run does)").exists();
         ChildWorker worker = ChildWorker.start(env, topics, name, name, Map.of(),
-                List.of("--http-port", Integer.toString(port)),
-                Map.of("LD_PRELOAD", LIBFAKETIME.toString(), "FAKETIME_TIMESTAMP_FILE", offset.toString(),
-                        "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
-                        // Its monotonic "fix" makes the JVM's timed waits return at once or late.
-                        "FAKETIME_FORCE_MONOTONIC_FIX", "0"));
+                List.of("--http-port", Integer.toString(port)), fakedClock(offset));
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> get(port, "/health/ready")
                 .contains("\"status\":\"up\""));
         return worker;
+    }
+
+    /**
+     * The environment that gives a JVM a wall clock off by what {@code offset} says ({@code +30s},
+     * {@code -30s}; read again each second), its monotonic clock left alone.
+     */
+    static Map<String, String> fakedClock(Path offset) {
+        assertThat(LIBFAKETIME).as("libfaketime: apt-get install faketime (.ci/run does)").exists();
+        return Map.of("LD_PRELOAD", LIBFAKETIME.toString(), "FAKETIME_TIMESTAMP_FILE", offset.toString(),
+                "FAKETIME_CACHE_DURATION", "1", "FAKETIME_DONT_FAKE_MONOTONIC", "1",
+                // Its monotonic "fix" makes the JVM's timed waits return at once or late.
+                "FAKETIME_FORCE_MONOTONIC_FIX", "0");
     }
 
     private static void assertReplayClean(TopicNames topics) {

@@ -3,6 +3,7 @@ package dev.lockstep.worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +20,8 @@ import java.util.function.LongSupplier;
  * back by the step, and a partition leader's clock ahead of the worker's would make the ticks
  * late by the difference.
  *
- * <p>It also notes a record stamped outside {@link #BOUND} of the worker's clock: stamped ahead of
- * it, or (for the worker's own records, whose send it timed) behind the send. Either clock may be
+ * <p>It also notes a record stamped outside {@link #BOUND} of the wall clock: stamped ahead of it,
+ * or (for the worker's own records, whose send it timed) behind the send. Either clock may be
  * the wrong one; the {@link Ticker} tells the operator, naming the partition's leader.
  *
  * <p>Thread-safe: the poll loop and the producer's callbacks note, the ticker asks.
@@ -32,8 +33,20 @@ final class LogTimes {
     /** An estimate this old is replaced by any newer one: the partition's leader may have moved to a broker whose clock is behind. */
     private static final long REFRESH_NANOS = Duration.ofSeconds(5).toNanos();
 
-    /** A record of {@code partition} whose log time was {@code by} ahead of the worker's clock (negative: behind). */
-    record Outside(int partition, Instant logTime, Duration by) {
+    /**
+     * Records of {@code partition} stamped outside the bound: the latest was stamped
+     * {@code logTime}, {@code by} ahead of the worker's clock (negative: behind its send);
+     * {@code count} of them since the last {@link #takeOutside()}.
+     */
+    record Outside(int partition, Instant logTime, Duration by, long count) {
+
+        boolean ahead() {
+            return !by.isNegative();
+        }
+
+        Outside and(Outside later) {
+            return new Outside(partition, later.logTime, later.by, count + later.count);
+        }
     }
 
     private record Seen(Instant logTime, long nanos) {
@@ -46,12 +59,13 @@ final class LogTimes {
     private final Clock clock;
     private final LongSupplier nanoTime;
     private final Map<Integer, Seen> seen = new ConcurrentHashMap<>();
-    private final Map<Integer, Outside> outside = new ConcurrentHashMap<>();
+    private final Map<Integer, Outside> ahead = new ConcurrentHashMap<>();
+    private final Map<Integer, Outside> behind = new ConcurrentHashMap<>();
 
     /**
-     * @param clock the worker's clock, for the partitions it has seen nothing of yet and to
-     *     compare log times with
-     * @param nanoTime the monotonic clock {@code clock} runs on
+     * @param clock the wall clock, to compare log times with, and for the partitions nothing has
+     *     been seen of anywhere yet
+     * @param nanoTime the monotonic clock
      */
     LogTimes(Clock clock, LongSupplier nanoTime) {
         this.clock = clock;
@@ -60,30 +74,44 @@ final class LogTimes {
 
     /**
      * A record of {@code partition} stamped {@code logTime} by its leader was seen at {@code seenNanos}:
-     * appended then or before, and after {@code sentNanos} when the worker sent it itself.
+     * appended then or before, and after {@code sentNanos} when the worker sent it itself. A record
+     * consumed may have waited (a backlog, a transaction committed late), so it only ever moves the
+     * estimate on; one of the worker's own, just acknowledged, also moves it back once the estimate
+     * is {@link #REFRESH_NANOS} old: the partition's leader may have moved to a broker behind.
      */
     void seen(int partition, Instant logTime, OptionalLong sentNanos, long seenNanos) {
         Seen now = new Seen(logTime, seenNanos);
-        seen.merge(partition, now, (old, next) -> next.nanos() - old.nanos() > REFRESH_NANOS
-                || next.at(next.nanos()).isAfter(old.at(next.nanos())) ? next : old);
+        boolean fresh = sentNanos.isPresent();
+        seen.merge(partition, now, (old, next) -> next.at(next.nanos()).isAfter(old.at(next.nanos()))
+                || (fresh && next.nanos() - old.nanos() > REFRESH_NANOS) ? next : old);
         long nowNanos = nanoTime.getAsLong();
-        Instant worker = clock.instant();
-        Duration ahead = Duration.between(worker.minusNanos(nowNanos - seenNanos), logTime);
+        Instant wall = clock.instant();
+        Duration ahead = Duration.between(wall.minusNanos(nowNanos - seenNanos), logTime);
         if (ahead.compareTo(BOUND) > 0) {
-            outside.put(partition, new Outside(partition, logTime, ahead));
+            note(new Outside(partition, logTime, ahead, 1));
         }
         sentNanos.ifPresent(sent -> {
-            Duration behind = Duration.between(logTime, worker.minusNanos(nowNanos - sent));
+            Duration behind = Duration.between(logTime, wall.minusNanos(nowNanos - sent));
             if (behind.compareTo(BOUND) > 0) {
-                outside.put(partition, new Outside(partition, logTime, behind.negated()));
+                note(new Outside(partition, logTime, behind.negated(), 1));
             }
         });
+    }
+
+    private void note(Outside outside) {
+        (outside.ahead() ? ahead : behind).merge(outside.partition(), outside, Outside::and);
+    }
+
+    /** Whether any record of any partition has been seen yet. */
+    boolean seenAny() {
+        return !seen.isEmpty();
     }
 
     /**
      * The partition's log time now, at least: from the latest record seen there, else from the
      * latest seen on any partition (the brokers' clocks agree within {@link #BOUND} when all is
-     * well), else the worker's clock.
+     * well), else the wall clock. What was seen on a partition is kept when it is revoked: the
+     * monotonic clock carries it on, should the partition come back.
      */
     Instant now(int partition) {
         long nowNanos = nanoTime.getAsLong();
@@ -101,16 +129,15 @@ final class LogTimes {
         return nanoTime.getAsLong();
     }
 
-    /** The records seen outside the bound since the last call, one (the latest) per partition. */
+    /** The records seen outside the bound since the last call, per partition and direction. */
     List<Outside> takeOutside() {
-        List<Outside> taken = List.copyOf(outside.values());
-        taken.forEach(o -> outside.remove(o.partition(), o));
+        List<Outside> taken = new ArrayList<>();
+        for (Map<Integer, Outside> direction : List.of(ahead, behind)) {
+            for (Integer partition : List.copyOf(direction.keySet())) {
+                Optional.ofNullable(direction.remove(partition)).ifPresent(taken::add);
+            }
+        }
         return taken;
-    }
-
-    /** The partition is no longer this worker's: what it saw there may be stale when it comes back. */
-    void forget(Collection<Integer> partitions) {
-        partitions.forEach(seen::remove);
     }
 
     private Optional<Seen> latestAnywhere() {

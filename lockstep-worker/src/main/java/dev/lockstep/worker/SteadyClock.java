@@ -11,9 +11,10 @@ import java.util.function.LongSupplier;
  * clock since. Everything the worker times (stall and poll timeouts, retries, caches, how often it
  * ticks) is an interval, and an interval measured on the wall clock jumps when NTP or a person
  * steps it: a step forward would fail {@code /health/live} for records that waited no time at all,
- * a step back would hide a stall. On this clock a step changes nothing until the next start.
+ * a step back would hide a stall. On this clock a step changes nothing. What the worker compares
+ * with log-append times (metrics, {@link LogTimes}'s clock warnings) reads the wall clock itself.
  */
-public final class SteadyClock extends Clock {
+final class SteadyClock extends Clock {
 
     private final Instant origin;
     private final long originNanos;
@@ -25,11 +26,7 @@ public final class SteadyClock extends Clock {
         this.nanoTime = nanoTime;
     }
 
-    /** Starts now, from the system's wall clock and {@link System#nanoTime()}. */
-    public static SteadyClock startingNow() {
-        return startingAt(Clock.systemUTC(), System::nanoTime);
-    }
-
+    /** Starts now, from {@code wall}'s reading and {@code nanoTime}'s. */
     static SteadyClock startingAt(Clock wall, LongSupplier nanoTime) {
         return new SteadyClock(wall.instant(), nanoTime.getAsLong(), nanoTime);
     }
@@ -44,6 +41,7 @@ public final class SteadyClock extends Clock {
         return ZoneOffset.UTC;
     }
 
+    /** Always UTC: the worker reads instants, never local dates. */
     @Override
     public Clock withZone(ZoneId zone) {
         return this;

@@ -52,6 +52,8 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     static final Duration RESEND_AFTER = PartitionDriver.RESEND_AFTER;
 
     private static final Logger LOG = LoggerFactory.getLogger(Ticker.class);
+    /** Later than any lease's end: what a worker that knows no log time yet asks for. */
+    private static final Instant UNKNOWN_END = Instant.parse("9999-12-31T00:00:00Z");
 
     /** The end a tick was appended for, and when (the worker's clock). */
     private record Appended(Instant due, Instant at) {
@@ -93,7 +95,6 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     @Override
     public void revoked(Collection<Integer> partitions) {
         assigned.removeAll(partitions);
-        logTimes.forget(partitions);
     }
 
     void start() {
@@ -118,14 +119,19 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
 
     private int ticks(Instant now) {
         Set<Integer> partitions = Set.copyOf(assigned);
+        // Before any record was seen, no log time is known: every lease is taken for ended. A tick
+        // too early shows nothing, and its acknowledgement brings the partition's log time.
+        Instant by = logTimes.seenAny() ? logTimes.latest(partitions) : UNKNOWN_END;
         Map<Integer, Instant> due;
         try {
-            due = new HashMap<>(store.leasesEndingBy(commandTopic, partitions, logTimes.latest(partitions)));
+            due = new HashMap<>(store.leasesEndingBy(commandTopic, partitions, by));
         } catch (StoreException e) {
             LOG.debug("looking for leases that ended failed, will look again: {}", e.getMessage());
             return 0;
         }
-        due.entrySet().removeIf(end -> end.getValue().isAfter(logTimes.now(end.getKey())));
+        if (logTimes.seenAny()) {
+            due.entrySet().removeIf(end -> end.getValue().isAfter(logTimes.now(end.getKey())));
+        }
         appended.keySet().retainAll(due.keySet());
         int ticks = 0;
         for (Map.Entry<Integer, Instant> partition : due.entrySet()) {

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * try (LockStore store = PostgresLockStore.open(DatabaseSettings.of(url));
  *      Worker worker = Worker.connect(WorkerSettings.defaults(KafkaSettings.of("127.0.0.1:9092")), store,
- *              SteadyClock.startingNow(), new SimpleMeterRegistry())) {
+ *              Clock.systemUTC(), new SimpleMeterRegistry())) {
  *     worker.checkTopics();
  *     worker.run(); // until worker.stop() is called from another thread
  * }
@@ -56,6 +56,7 @@ public final class Worker implements AutoCloseable {
 
     private final WorkerSettings settings;
     private final LockStore store;
+    private final Clock wall;
     private final Clock clock;
     private final Applying applying;
     private final Consumer<byte[], byte[]> consumer;
@@ -81,26 +82,29 @@ public final class Worker implements AutoCloseable {
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Worker(WorkerSettings settings, LockStore store, Clock clock, Applying applying, MeterRegistry registry,
+    private Worker(WorkerSettings settings, LockStore store, Clock wall, Applying applying, MeterRegistry registry,
             Consumer<byte[], byte[]> consumer, Producer<byte[], byte[]> producer,
             Admin admin) {
         this.settings = settings;
         this.store = store;
-        this.clock = clock;
+        this.wall = wall;
+        // What the worker times are intervals: on the monotonic clock, which no one steps.
+        this.clock = SteadyClock.startingAt(wall, System::nanoTime);
         this.applying = applying;
         this.consumer = consumer;
         this.producer = producer;
         this.admin = admin;
         this.commits = new OffsetCommits(consumer);
-        this.metrics = new WorkerMetrics(registry, clock);
+        this.metrics = new WorkerMetrics(registry, wall);
         this.health = new WorkerHealth(clock, WorkerClients.maxPollInterval(settings), settings.stallTimeout(), store,
                 settings.topics().commands());
         this.publisher = new OutboundPublisher(producer, settings.topics(), new AdminTopicCatalog(admin, clock),
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
-        this.logTimes = new LogTimes(clock, System::nanoTime);
+        this.logTimes = new LogTimes(wall, System::nanoTime);
         this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, logTimes,
-                new ClockWatch(logTimes, producer, settings.topics().commands(), clock, registry, health), metrics);
+                new ClockWatch(logTimes, ClockWatch.leaders(admin, settings.topics().commands()),
+                        settings.topics().commands(), clock, registry, health), metrics);
         this.transactions = new StuckTransactions(admin, settings.topics().commands(), settings.transactionLimit(), clock,
                 System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
@@ -118,8 +122,9 @@ public final class Worker implements AutoCloseable {
      * As {@link #connect(WorkerSettings, LockStore, Clock, MeterRegistry)}, applying batches with
      * {@code applying} (a benchmark's baseline; {@link Applying#BATCHES} otherwise).
      *
-     * @param clock the worker's clock: for caches and timeouts only; no reply depends on it. Pass a
-     *     {@link SteadyClock}: what it times are intervals, which a stepped wall clock would get wrong
+     * @param clock the wall clock: compared with log-append times (metrics, clock warnings); what the
+     *     worker times (caches, timeouts) runs on the monotonic clock from this clock's reading at
+     *     start ({@link SteadyClock}). No reply depends on either
      */
     public static Worker connect(WorkerSettings settings, LockStore store, Clock clock, Applying applying,
             MeterRegistry registry) {
@@ -209,7 +214,7 @@ public final class Worker implements AutoCloseable {
             return;
         }
         long polledAt = System.nanoTime();
-        long now = clock.millis();
+        long now = wall.millis();
         records.forEach(r -> metrics.fetched(Duration.ofMillis(now - r.timestamp())));
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<byte[], byte[]>> polled = records.records(tp);

@@ -38,27 +38,31 @@ class LogTimesTest {
     }
 
     @Test
-    void anOlderRecordSeenLaterDoesNotTurnTheEstimateBackUntilItIsStale() {
+    void aConsumedRecordOlderThanTheEstimateDoesNotTurnItBack() {
         logTimes.seen(0, T0, OptionalLong.empty(), nanos.get());
         pass(Duration.ofSeconds(1));
         logTimes.seen(0, T0.minusSeconds(2), OptionalLong.empty(), nanos.get());
         assertThat(logTimes.now(0)).as("a record that waited in a backlog").isEqualTo(T0.plusSeconds(1));
 
-        pass(Duration.ofSeconds(5));
+        pass(Duration.ofSeconds(10));
         logTimes.seen(0, T0.minusSeconds(10), OptionalLong.empty(), nanos.get());
-        assertThat(logTimes.now(0)).as("after 5 s the latest record wins: the leader moved to a broker behind")
-                .isEqualTo(T0.minusSeconds(10));
+        assertThat(logTimes.now(0)).as("nor later").isEqualTo(T0.plusSeconds(11));
     }
 
     @Test
-    void aRevokedPartitionForgetsWhatItSaw() {
+    void anAcknowledgedRecordOfTheWorkersOwnMovesAnOldEstimateBack() {
         logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos.get());
-        logTimes.forget(List.of(0));
-        assertThat(logTimes.now(0)).isEqualTo(T0);
+        pass(Duration.ofSeconds(6));
+        logTimes.seen(0, T0, OptionalLong.empty(), nanos.get());
+        assertThat(logTimes.now(0)).as("a consumed record may have waited").isEqualTo(T0.plusSeconds(36));
+        long sent = nanos.get();
+        logTimes.seen(0, T0.plusSeconds(6), OptionalLong.of(sent), nanos.get());
+        assertThat(logTimes.now(0)).as("the leader moved to a broker whose clock is right")
+                .isEqualTo(T0.plusSeconds(6));
     }
 
     @Test
-    void recordsStampedOutsideTheBoundAreNotedOncePerPartitionTheLatestKept() {
+    void recordsStampedOutsideTheBoundAreCountedPerPartitionAndDirectionTheLatestKept() {
         logTimes.seen(0, T0.plus(LogTimes.BOUND), OptionalLong.empty(), nanos.get());
         logTimes.seen(1, T0.minus(LogTimes.BOUND), OptionalLong.of(nanos.get()), nanos.get());
         assertThat(logTimes.takeOutside()).as("within the bound").isEmpty();
@@ -70,8 +74,8 @@ class LogTimesTest {
         logTimes.seen(0, T0.plusSeconds(40), OptionalLong.empty(), nanos.get());
 
         assertThat(logTimes.takeOutside()).containsExactlyInAnyOrder(
-                new LogTimes.Outside(1, T0.minusSeconds(2), Duration.ofSeconds(-2)),
-                new LogTimes.Outside(0, T0.plusSeconds(40), Duration.ofMillis(39_500)));
+                new LogTimes.Outside(1, T0.minusSeconds(2), Duration.ofSeconds(-2), 1),
+                new LogTimes.Outside(0, T0.plusSeconds(40), Duration.ofMillis(39_500), 2));
         assertThat(logTimes.takeOutside()).isEmpty();
     }
 }

@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -36,15 +35,24 @@ class TickerTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final WorkerHealth health = new WorkerHealth(clock, Duration.ofSeconds(30), Duration.ofSeconds(10), store,
             MockPublishing.TOPICS.commands());
-    /** The monotonic clock, as the test sets it (nanoseconds). */
-    private final AtomicLong nanos = new AtomicLong();
-    private final LogTimes logTimes = new LogTimes(clock, nanos::get);
+    private final LogTimes logTimes = new LogTimes(clock, this::nanos);
     private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), clock, logTimes,
-            new ClockWatch(logTimes, producer, MockPublishing.TOPICS.commands(), clock, registry, health),
-            new WorkerMetrics(registry, clock));
+            new ClockWatch(logTimes, () -> Map.of(0, "1 (broker-1:9092)"), MockPublishing.TOPICS.commands(), clock,
+                    registry, health), new WorkerMetrics(registry, clock));
+
+    /** The monotonic clock: the test's clock, as long as the test does not set it back. */
+    private long nanos() {
+        return clock.instant().toEpochMilli() * 1_000_000L;
+    }
+
+    /** A record of partition 0 seen now, stamped now: the partition's log time is the test's clock. */
+    private void logTimeIsTheClock() {
+        logTimes.seen(0, clock.instant(), OptionalLong.empty(), nanos());
+    }
 
     @Test
     void aTickGoesToEachAssignedPartitionWhereALeaseEndedUnshown() {
+        logTimeIsTheClock();
         ticker.assigned(List.of(0, 1));
         store.ending = Map.of(0, T0.minusMillis(10), 1, T0.plusSeconds(3), 2, T0.minusSeconds(1));
 
@@ -64,6 +72,7 @@ class TickerTest {
 
     @Test
     void theTickIsOneTheStateMachineTakesForATick() {
+        logTimeIsTheClock();
         ticker.assigned(List.of(0));
         store.ending = Map.of(0, T0);
         ticker.tickNow();
@@ -77,6 +86,7 @@ class TickerTest {
 
     @Test
     void theSameEndIsTickedAgainOnlyAfterAWhileAndANewEndAtOnce() {
+        logTimeIsTheClock();
         ticker.assigned(List.of(0));
         store.ending = Map.of(0, T0);
         ticker.tickNow();
@@ -93,6 +103,7 @@ class TickerTest {
 
     @Test
     void revokedPartitionsAndADatabaseThatDoesNotAnswerGetNoTick() {
+        logTimeIsTheClock();
         ticker.assigned(List.of(0, 1));
         ticker.revoked(List.of(1));
         store.ending = Map.of(1, T0);
@@ -106,6 +117,7 @@ class TickerTest {
 
     @Test
     void aHandOverDueIsAppendedAgainOnlyWhenItStaysDueAWhile() {
+        logTimeIsTheClock();
         ticker.assigned(List.of(0));
         DueHandOver due = new DueHandOver(0, "job", 41);
         store.due = List.of(due, new DueHandOver(3, "other", 7));
@@ -140,44 +152,70 @@ class TickerTest {
     @Test
     void aLeaseEndsByItsPartitionsLogTimeNotByTheWorkersClock() {
         ticker.assigned(List.of(0, 1, 2));
-        clock.set(T0.minusSeconds(30));
-        logTimes.seen(0, T0, OptionalLong.empty(), nanos.get());
-        store.ending = Map.of(0, T0.minusMillis(10), 1, T0.minusMillis(10));
+        logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos());
+        store.ending = Map.of(0, T0.plusSeconds(29), 1, T0.plusSeconds(29));
 
-        assertThat(ticker.tickNow()).as("the worker's clock stepped 30 s back; partition 1 has shown nothing yet: "
+        assertThat(ticker.tickNow()).as("the worker's clock is 30 s behind; partition 1 has shown nothing yet: "
                 + "the latest log time seen anywhere").isEqualTo(2);
     }
 
     @Test
     void aLeaderWhoseClockIsBehindGetsItsTickWhenItsLogTimeReachesTheEnd() {
-        ticker.assigned(List.of(0));
-        logTimes.seen(0, T0.minusSeconds(30), OptionalLong.empty(), nanos.get());
-        store.ending = Map.of(0, T0.minusSeconds(1));
+        logTimeIsTheClock();
+        ticker.assigned(List.of(1));
+        logTimes.seen(1, T0.minusSeconds(30), OptionalLong.empty(), nanos());
+        store.ending = Map.of(1, T0.minusSeconds(1));
         assertThat(ticker.tickNow()).as("ended by the worker's clock, not by the partition's").isZero();
 
-        nanos.addAndGet(Duration.ofSeconds(29).toNanos());
         clock.advance(Duration.ofSeconds(29));
         assertThat(ticker.tickNow()).isOne();
     }
 
     @Test
-    void aRecordStampedOutsideTheBoundOfTheWorkersClockIsToldWithItsPartitionsLeader() {
+    void aWorkerThatHasSeenNoRecordTicksEachPartitionWithALeaseToLearnItsLogTime() {
         ticker.assigned(List.of(0, 1));
-        logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos.get());
-        logTimes.seen(1, T0.minusSeconds(5), OptionalLong.of(nanos.get()), nanos.get());
-        logTimes.seen(1, T0.minusSeconds(50), OptionalLong.empty(), nanos.get());
+        store.ending = Map.of(0, T0.plusSeconds(3600), 1, T0.plusSeconds(7200));
+        assertThat(ticker.tickNow()).isEqualTo(2);
+        logTimeIsTheClock();
+        clock.advance(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).as("now it knows: nothing has ended").isZero();
+    }
+
+    @Test
+    void aRecordStampedOutsideTheBoundIsCountedAndToldOnceAMinuteNamingItsLeader() {
+        logTimeIsTheClock();
+        ticker.assigned(List.of(0, 1));
+        logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos());
+        logTimes.seen(0, T0.plusSeconds(31), OptionalLong.empty(), nanos());
+        logTimes.seen(1, T0.minusSeconds(5), OptionalLong.of(nanos()), nanos());
+        logTimes.seen(1, T0.minusSeconds(50), OptionalLong.empty(), nanos());
         ticker.tickNow();
 
         assertThat(health.ready().warnings()).anySatisfy(w -> assertThat(w).contains(
-                MockPublishing.TOPICS.commands() + "-0", "30.0 s ahead", "leader is broker unknown", "end early"))
-                .anySatisfy(w -> assertThat(w).contains(MockPublishing.TOPICS.commands() + "-1", "5.0 s behind",
-                        "end late"))
+                MockPublishing.TOPICS.commands() + "-0", "31.0 s ahead", "2 such records",
+                "leader is broker 1 (broker-1:9092)", "end early"))
+                .anySatisfy(w -> assertThat(w).contains(MockPublishing.TOPICS.commands() + "-1",
+                        "5.0 s before it sent it", "leader is broker unknown", "end late"))
                 .as("a consumed record's log time may be old: it only shows a clock ahead").hasSize(2);
-        assertThat(registry.get("lockstep.log.time.outside").tag("direction", "ahead").counter().count()).isOne();
+        assertThat(registry.get("lockstep.log.time.outside").tag("direction", "ahead")
+                .tag("broker", "1 (broker-1:9092)").counter().count()).isEqualTo(2);
         assertThat(registry.get("lockstep.log.time.outside").tag("direction", "behind").counter().count()).isOne();
+        assertThat(registry.get("lockstep.log.time.warnings").gauge().value()).isEqualTo(2);
 
+        clock.advance(Duration.ofSeconds(59));
+        logTimes.seen(0, clock.instant().plusSeconds(30), OptionalLong.empty(), nanos());
         ticker.tickNow();
         assertThat(registry.get("lockstep.log.time.outside").tag("direction", "ahead").counter().count())
-                .as("told once").isOne();
+                .isEqualTo(3);
+        assertThat(health.ready().warnings()).as("told once a minute").hasSize(2);
+        clock.advance(Duration.ofSeconds(1));
+        logTimes.seen(0, clock.instant().plusSeconds(30), OptionalLong.empty(), nanos());
+        ticker.tickNow();
+        assertThat(health.ready().warnings()).hasSize(3);
+
+        clock.advance(Duration.ofMinutes(10));
+        ticker.tickNow();
+        assertThat(health.ready().warnings()).as("ten minutes on").isEmpty();
+        assertThat(registry.get("lockstep.log.time.warnings").gauge().value()).isZero();
     }
 }
