@@ -34,11 +34,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A partition leader whose clock steps 30 s ahead (libfaketime in one of three KRaft nodes' JVMs):
- * the worker tells of it, naming that broker, in its log, {@code /health/ready} and
- * {@code lockstep_log_time_outside_total}. Log time is still taken as that leader stamps it, so a
- * lease held across the step ends early for its holder; the test prints by how much (the figure
- * docs/operations.md#clocks gives), and {@code lockstep replay} agrees with every reply.
+ * A partition leader whose clock steps 30 s ahead, then to 30 s behind (libfaketime in one of
+ * three KRaft nodes' JVMs): the worker tells of each, naming that broker, in its log,
+ * {@code /health/ready} and {@code lockstep_log_time_outside_total}. Log time is still taken as
+ * that leader stamps it, so a lease held across the step ahead ends early for its holder, and one
+ * granted after the step back ends late; the test prints by how much (the figures
+ * docs/operations.md#recovery gives), and {@code lockstep replay} agrees with every reply.
  */
 @Tag("serial") // three KRaft nodes in child JVMs
 @Tag(ClusterFaultsIT.LONG)
@@ -49,9 +50,10 @@ class BrokerClockIT {
 
     private static final int FAKED = 2;
     private static final Duration TTL = Duration.ofSeconds(10);
+    private static final Duration SHORT_TTL = Duration.ofSeconds(3);
 
     @Test
-    void aLeaderClockSteppedAheadIsToldNamingTheBroker() throws Exception {
+    void aLeaderClockSteppedAheadThenBehindIsToldNamingTheBroker() throws Exception {
         Path offset = Files.writeString(Files.createTempFile("broker-clock", ".faketime"), "+0");
         try (ClusterLoad cluster = ClusterLoad.start(Map.of(FAKED, WorkerClockIT.fakedClock(offset)))) {
             TopicNames topics = env.topics().suffixed("-broker-clock");
@@ -86,6 +88,27 @@ class BrokerClockIT {
                         .as("counted by the broker that stamped them")
                         .allSatisfy(c -> assertThat(c.getId().getTag("broker")).startsWith(FAKED + " ("))
                         .isNotEmpty();
+
+                // Back to 30 s behind the right time: log time stands still on the partition until the
+                // leader's clock passes the last instant used there, 60 s on.
+                Files.writeString(offset, "-30s");
+                Thread.sleep(1_500);
+                String later = resource + "-later";
+                String onPartition = IntStream.range(0, 1_000).mapToObj(i -> later + i)
+                        .filter(r -> ResourcePartition.of(r, LockstepExtension.PARTITIONS) == partition).findFirst()
+                        .orElseThrow();
+                long again = System.nanoTime();
+                assertThat(client.blocking().acquire(onPartition, "holder", SHORT_TTL))
+                        .isInstanceOf(Verdict.Acquired.class);
+                assertThat(client.blocking().acquire(onPartition, "waiter", SHORT_TTL, Duration.ofSeconds(120)))
+                        .isInstanceOf(Verdict.Acquired.class);
+                Duration late = Duration.ofNanos(System.nanoTime() - again);
+                System.out.printf("then stepped 60 s back, to 30 s behind: a %d s lease was granted to another owner "
+                        + "%.1f s after its holder's send, %.1f s late%n", SHORT_TTL.toSeconds(),
+                        late.toMillis() / 1000.0, late.minus(SHORT_TTL).toMillis() / 1000.0);
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(worker.health().ready()
+                        .warnings()).anySatisfy(w -> assertThat(w).contains(topics.commands() + "-" + partition,
+                                "s before it sent it", "its leader is broker " + FAKED + " (127.0.0.1:")));
             } finally {
                 Files.writeString(offset, "+0");
             }
