@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,10 +31,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The worker's own wall clock stepped or set wrong (libfaketime, Debian's {@code faketime}, preloaded
  * into the worker's JVM; its monotonic clock left alone): leases end in log time, and the worker
  * appends the tick that shows an end by the partition's log time as the records it saw tell it,
- * so a waiter is granted when the holder's lease ends, whatever the worker's clock says. A worker
- * whose clock disagrees with the brokers' from the start warns, naming the partition's leader.
+ * so a waiter is granted when the holder's lease ends, whatever the worker's clock says: off from
+ * the start, stepped forward, stepped back. A worker whose clock disagrees with the broker's warns,
+ * naming the partition's leader.
  */
-@Tag("serial") // measures how soon a waiter is granted
 class WorkerClockIT {
 
     @RegisterExtension
@@ -48,38 +47,26 @@ class WorkerClockIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Test
-    void aWorkerClockSteppedBackAndForwardHoldsNoWaiterBack() throws Exception {
-        Path offset = Files.writeString(Files.createTempFile("worker-clock", ".faketime"), "+0");
-        TopicNames topics = env.topics().suffixed("-stepped");
-        LockstepExtension.createTopics(env.kafka(), topics);
-        try (ChildWorker worker = startFaked(topics, "clock-stepped", offset, freePort());
-                Wire wire = new Wire(env.kafka(), topics)) {
-            warmUp(wire);
-            handOverAfterEnd(wire, "not stepped");
-            for (String step : List.of("-30s", "+30s")) {
-                Files.writeString(offset, step);
-                Thread.sleep(1_500); // libfaketime reads the file again each second
-                handOverAfterEnd(wire, "stepped " + step);
-            }
-        }
-        assertReplayClean(topics);
-    }
-
-    @Test
-    void aWorkerWhoseClockDisagreesWithTheBrokersWarnsNamingTheLeader() throws Exception {
+    void aWorkerClockOffAndSteppedHoldsNoWaiterBackAndIsToldNamingTheLeader() throws Exception {
         Path offset = Files.writeString(Files.createTempFile("worker-clock", ".faketime"), "-30s");
-        TopicNames topics = env.topics().suffixed("-skewed");
+        TopicNames topics = env.topics().suffixed("-worker-clock");
         LockstepExtension.createTopics(env.kafka(), topics);
         int port = freePort();
-        try (ChildWorker worker = startFaked(topics, "clock-skewed", offset, port);
+        try (ChildWorker worker = startFaked(topics, "worker-clock", offset, port);
                 Wire wire = new Wire(env.kafka(), topics)) {
             warmUp(wire);
-            handOverAfterEnd(wire, "30 s behind the broker's");
+            handOverAfterEnd(wire, "30 s behind the broker's from its start");
             await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(port, "/health/ready"))
                     .contains(topics.commands() + "-", "s ahead of this worker's clock", "its leader is broker ",
                             "127.0.0.1:"));
             assertThat(get(port, "/metrics")).containsPattern(
                     "lockstep_log_time_outside_total\\{broker=\"\\d+ \\(127\\.0\\.0\\.1:\\d+\\)\",direction=\"ahead\"");
+            Files.writeString(offset, "+30s");
+            Thread.sleep(1_500); // libfaketime reads the file again each second
+            handOverAfterEnd(wire, "stepped 60 s forward, to 30 s ahead");
+            Files.writeString(offset, "+0");
+            Thread.sleep(1_500);
+            handOverAfterEnd(wire, "stepped 30 s back, to the right time");
         }
         assertReplayClean(topics);
     }

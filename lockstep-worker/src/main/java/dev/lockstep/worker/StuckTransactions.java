@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -14,9 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -46,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * the transaction to the start of the latest, so it never aborts one younger than the limit; a
  * slow look (a partition's leader moving) may make it a few seconds later.
  */
-final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
+final class StuckTransactions implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StuckTransactions.class);
     private static final Duration CHECK_EVERY = Duration.ofSeconds(1);
@@ -67,7 +64,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     private final LongSupplier nanoTime;
     private final WorkerHealth health;
     private final Counter aborted;
-    private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
+    private final AssignedPartitions assigned;
     /** Watch thread only: each open transaction seen, and when (nanoTime) it was first seen. */
     private final Map<OpenTransaction, Long> firstSeen = new HashMap<>();
     private final RecentWarnings warnings;
@@ -76,9 +73,10 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     private volatile Duration longestOpen = Duration.ZERO;
     private ScheduledExecutorService executor;
 
-    StuckTransactions(Admin admin, String commandTopic, Duration limit, Clock clock, LongSupplier nanoTime,
-            MeterRegistry registry, WorkerHealth health) {
+    StuckTransactions(Admin admin, String commandTopic, AssignedPartitions assigned, Duration limit, Clock clock,
+            LongSupplier nanoTime, MeterRegistry registry, WorkerHealth health) {
         this.health = health;
+        this.assigned = assigned;
         this.admin = admin;
         this.commandTopic = commandTopic;
         this.limit = limit;
@@ -93,29 +91,13 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
                         + "applies has been seen open (0 when none is)").register(registry);
     }
 
-    @Override
-    public void assigned(Collection<Integer> partitions) {
-        assigned.addAll(partitions);
-    }
-
-    @Override
-    public void revoked(Collection<Integer> partitions) {
-        assigned.removeAll(partitions);
-    }
-
     /** Starts looking, unless the limit is zero: then no transaction is ever aborted. */
     void start() {
         if (limit.isZero()) {
             LOG.info("--transaction-limit 0: producers' transactions are watched, never aborted; an open one holds "
                     + "its partition until the broker ends it");
         }
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "lockstep-transactions");
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.scheduleWithFixedDelay(this::checkQuietly, CHECK_EVERY.toMillis(), CHECK_EVERY.toMillis(),
-                TimeUnit.MILLISECONDS);
+        executor = AssignedPartitions.every(CHECK_EVERY, "lockstep-transactions", this::checkQuietly);
     }
 
     /** One look at the assigned partitions' producers; the transactions it aborted. */
@@ -159,7 +141,7 @@ final class StuckTransactions implements AssignmentWatcher, AutoCloseable {
     }
 
     private Look look() {
-        List<TopicPartition> partitions = assigned.stream().sorted().map(p -> new TopicPartition(commandTopic, p))
+        List<TopicPartition> partitions = assigned.now().stream().sorted().map(p -> new TopicPartition(commandTopic, p))
                 .toList();
         Map<OpenTransaction, ProducerState> open = new HashMap<>();
         Set<TopicPartition> undescribed = new HashSet<>();

@@ -9,16 +9,12 @@ import dev.lockstep.store.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -44,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * a partition gets at most one tick per {@link #INTERVAL}, and the same end at most one per
  * {@link #RESEND_AFTER}.
  */
-final class Ticker implements AssignmentWatcher, AutoCloseable {
+final class Ticker implements AutoCloseable {
 
     /** How often the worker looks for ends no record has shown: the bound on an expiry event's delay. */
     static final Duration INTERVAL = Duration.ofMillis(250);
@@ -66,7 +62,7 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     private final LogTimes logTimes;
     private final ClockWatch clockWatch;
     private final WorkerMetrics metrics;
-    private final Set<Integer> assigned = ConcurrentHashMap.newKeySet();
+    private final AssignedPartitions assigned;
     private final Map<Integer, Appended> appended = new HashMap<>();
     /** Each hand-over due, and when (the worker's clock) it was first seen due or last appended again. */
     private final Map<DueHandOver, Instant> handOvers = new HashMap<>();
@@ -76,9 +72,10 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
      * @param clock the worker's clock: how long since a tick was appended
      * @param logTimes each partition's log time now: whether a lease has ended
      */
-    Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, Clock clock, LogTimes logTimes,
-            ClockWatch clockWatch, WorkerMetrics metrics) {
+    Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, AssignedPartitions assigned,
+            Clock clock, LogTimes logTimes, ClockWatch clockWatch, WorkerMetrics metrics) {
         this.store = store;
+        this.assigned = assigned;
         this.producer = producer;
         this.commandTopic = commandTopic;
         this.clock = clock;
@@ -87,23 +84,8 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
         this.metrics = metrics;
     }
 
-    @Override
-    public void assigned(Collection<Integer> partitions) {
-        assigned.addAll(partitions);
-    }
-
-    @Override
-    public void revoked(Collection<Integer> partitions) {
-        assigned.removeAll(partitions);
-    }
-
     void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread thread = new Thread(r, "lockstep-ticker");
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor.scheduleWithFixedDelay(this::tickNow, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        executor = AssignedPartitions.every(INTERVAL, "lockstep-ticker", this::tickNow);
     }
 
     /**
@@ -118,7 +100,7 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     }
 
     private int ticks(Instant now) {
-        Set<Integer> partitions = Set.copyOf(assigned);
+        Set<Integer> partitions = assigned.now();
         // Before any record was seen, no log time is known: every lease is taken for ended. A tick
         // too early shows nothing, and its acknowledgement brings the partition's log time.
         Instant by = logTimes.seenAny() ? logTimes.latest(partitions) : UNKNOWN_END;
@@ -154,7 +136,7 @@ final class Ticker implements AssignmentWatcher, AutoCloseable {
     private int handOversAgain(Instant now) {
         List<DueHandOver> due;
         try {
-            due = store.handOversDue(commandTopic, Set.copyOf(assigned));
+            due = store.handOversDue(commandTopic, assigned.now());
         } catch (StoreException e) {
             LOG.debug("looking for hand-overs due failed, will look again: {}", e.getMessage());
             return 0;

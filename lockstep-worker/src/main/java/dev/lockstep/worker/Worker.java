@@ -67,6 +67,8 @@ public final class Worker implements AutoCloseable {
     private final Ticker ticker;
     private final LogTimes logTimes;
     private final StuckTransactions transactions;
+    /** Told of every assignment and revocation: what the ticker and the transaction watch look at. */
+    private final AssignedPartitions assigned;
     private final WorkerMetrics metrics;
     private final WorkerHealth health;
     private final Instruments instruments;
@@ -102,11 +104,12 @@ public final class Worker implements AutoCloseable {
                 WorkerClients.maxRequestSize(settings), metrics, health);
         this.sweeper = new Sweeper(store, settings.retention());
         this.logTimes = new LogTimes(wall, System::nanoTime);
-        this.ticker = new Ticker(store, producer, settings.topics().commands(), clock, logTimes,
+        this.assigned = new AssignedPartitions();
+        this.ticker = new Ticker(store, producer, settings.topics().commands(), assigned, clock, logTimes,
                 new ClockWatch(logTimes, ClockWatch.leaders(admin, settings.topics().commands()),
                         settings.topics().commands(), clock, registry, health), metrics);
-        this.transactions = new StuckTransactions(admin, settings.topics().commands(), settings.transactionLimit(), clock,
-                System::nanoTime, registry, health);
+        this.transactions = new StuckTransactions(admin, settings.topics().commands(), assigned,
+                settings.transactionLimit(), clock, System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
     }
 
@@ -173,7 +176,7 @@ public final class Worker implements AutoCloseable {
         try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
             consumer.subscribe(List.of(settings.topics().commands()), new Rebalances(consumer, batches, backlog,
-                    assignments, commits, List.of(ticker, transactions), health));
+                    assignments, commits, List.of(assigned), health));
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }

@@ -36,8 +36,9 @@ class TickerTest {
     private final WorkerHealth health = new WorkerHealth(clock, Duration.ofSeconds(30), Duration.ofSeconds(10), store,
             MockPublishing.TOPICS.commands());
     private final LogTimes logTimes = new LogTimes(clock, this::nanos);
-    private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), clock, logTimes,
-            new ClockWatch(logTimes, () -> Map.of(0, "1 (broker-1:9092)"), MockPublishing.TOPICS.commands(), clock,
+    private final AssignedPartitions assigned = new AssignedPartitions();
+    private final Ticker ticker = new Ticker(store, producer, MockPublishing.TOPICS.commands(), assigned, clock,
+            logTimes, new ClockWatch(logTimes, () -> Map.of(0, "1 (broker-1:9092)"), MockPublishing.TOPICS.commands(), clock,
                     registry, health), new WorkerMetrics(registry, clock));
 
     /** The monotonic clock: the test's clock, as long as the test does not set it back. */
@@ -53,7 +54,7 @@ class TickerTest {
     @Test
     void aTickGoesToEachAssignedPartitionWhereALeaseEndedUnshown() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0, 1));
+        assigned.assigned(List.of(0, 1));
         store.ending = Map.of(0, T0.minusMillis(10), 1, T0.plusSeconds(3), 2, T0.minusSeconds(1));
 
         assertThat(ticker.tickNow()).isEqualTo(1);
@@ -73,7 +74,7 @@ class TickerTest {
     @Test
     void theTickIsOneTheStateMachineTakesForATick() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0));
+        assigned.assigned(List.of(0));
         store.ending = Map.of(0, T0);
         ticker.tickNow();
 
@@ -87,7 +88,7 @@ class TickerTest {
     @Test
     void theSameEndIsTickedAgainOnlyAfterAWhileAndANewEndAtOnce() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0));
+        assigned.assigned(List.of(0));
         store.ending = Map.of(0, T0);
         ticker.tickNow();
 
@@ -104,8 +105,8 @@ class TickerTest {
     @Test
     void revokedPartitionsAndADatabaseThatDoesNotAnswerGetNoTick() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0, 1));
-        ticker.revoked(List.of(1));
+        assigned.assigned(List.of(0, 1));
+        assigned.revoked(List.of(1));
         store.ending = Map.of(1, T0);
         assertThat(ticker.tickNow()).isZero();
 
@@ -118,7 +119,7 @@ class TickerTest {
     @Test
     void aHandOverDueIsAppendedAgainOnlyWhenItStaysDueAWhile() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0));
+        assigned.assigned(List.of(0));
         DueHandOver due = new DueHandOver(0, "job", 41);
         store.due = List.of(due, new DueHandOver(3, "other", 7));
         assertThat(ticker.tickNow()).as("the publisher's hand-over may be on its way").isZero();
@@ -151,7 +152,7 @@ class TickerTest {
 
     @Test
     void aLeaseEndsByItsPartitionsLogTimeNotByTheWorkersClock() {
-        ticker.assigned(List.of(0, 1, 2));
+        assigned.assigned(List.of(0, 1, 2));
         logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos());
         store.ending = Map.of(0, T0.plusSeconds(29), 1, T0.plusSeconds(29));
 
@@ -162,7 +163,7 @@ class TickerTest {
     @Test
     void aLeaderWhoseClockIsBehindGetsItsTickWhenItsLogTimeReachesTheEnd() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(1));
+        assigned.assigned(List.of(1));
         logTimes.seen(1, T0.minusSeconds(30), OptionalLong.empty(), nanos());
         store.ending = Map.of(1, T0.minusSeconds(1));
         assertThat(ticker.tickNow()).as("ended by the worker's clock, not by the partition's").isZero();
@@ -173,7 +174,7 @@ class TickerTest {
 
     @Test
     void aWorkerThatHasSeenNoRecordTicksEachPartitionWithALeaseToLearnItsLogTime() {
-        ticker.assigned(List.of(0, 1));
+        assigned.assigned(List.of(0, 1));
         store.ending = Map.of(0, T0.plusSeconds(3600), 1, T0.plusSeconds(7200));
         assertThat(ticker.tickNow()).isEqualTo(2);
         logTimeIsTheClock();
@@ -184,7 +185,7 @@ class TickerTest {
     @Test
     void aRecordStampedOutsideTheBoundIsCountedAndToldOnceAMinuteNamingItsLeader() {
         logTimeIsTheClock();
-        ticker.assigned(List.of(0, 1));
+        assigned.assigned(List.of(0, 1));
         logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos());
         logTimes.seen(0, T0.plusSeconds(31), OptionalLong.empty(), nanos());
         logTimes.seen(1, T0.minusSeconds(5), OptionalLong.of(nanos()), nanos());
