@@ -289,8 +289,8 @@ class HistoryCheckerTest {
     @Test
     void permitsSharingATokenAreCaught() {
         Arbitration oneToken = (command, holders, now, token) -> command instanceof Command.Acquire a
-                && !a.share().exclusive() && !holders.liveAt(now).isEmpty()
-                ? Arbiter.decide(command, holders, now, holders.liveAt(now).get(0).fencingToken())
+                && !a.share().exclusive() && !holders.liveAt(now.passed()).isEmpty()
+                ? Arbiter.decide(command, holders, now, holders.liveAt(now.passed()).get(0).fencingToken())
                 : Arbiter.decide(command, holders, now, token);
         HistoryChecker.Result result = HistoryChecker.check(simulate(7, oneToken, 3_000, false, true));
         assertThat(result.violations()).anyMatch(v -> v.contains("two grants share a token"));

@@ -4,7 +4,7 @@ import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Decision;
 import dev.lockstep.core.Holders;
-import java.time.Instant;
+import dev.lockstep.core.Now;
 
 /**
  * The lock rules the machine runs: {@link #RULES} in the product; the history checker's tests plant
@@ -15,5 +15,5 @@ public interface Arbitration {
 
     Arbitration RULES = Arbiter::decide;
 
-    Decision decide(Command command, Holders holders, Instant now, long newToken);
+    Decision decide(Command command, Holders holders, Now now, long newToken);
 }

@@ -4,6 +4,7 @@ import dev.lockstep.core.Command;
 import dev.lockstep.core.Decision;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Problem;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
@@ -46,7 +47,7 @@ final class CommandRules {
     private final Triaged.Apply apply;
     private final Command command;
     private final Fingerprint fingerprint;
-    private final Instant now;
+    private final Now now;
     private final Optional<Quarantine> quarantine;
     private final PartitionState state;
     private final EventWriter events;
@@ -55,7 +56,7 @@ final class CommandRules {
     private final Arbitration rules;
 
     /** @param quarantine the partition's quarantine as it stands at this record's log time */
-    CommandRules(Inbound record, Triaged.Apply apply, Instant now, Optional<Quarantine> quarantine,
+    CommandRules(Inbound record, Triaged.Apply apply, Now now, Optional<Quarantine> quarantine,
             PartitionState state, EventWriter events, Queueing queueing, EngineSettings settings, Arbitration rules) {
         this.record = record;
         this.apply = apply;
@@ -87,7 +88,7 @@ final class CommandRules {
             return Optional.of(new Repeat(waiting.get().fingerprint().equals(fingerprint) ? Optional.empty()
                     : Optional.of(Answers.reusedRequestId(record, apply))));
         }
-        return state.request(command.requestId()).filter(entry -> entry.rememberedAt(now, settings))
+        return state.request(command.requestId()).filter(entry -> entry.rememberedAt(now.passed(), settings))
                 .map(prior -> new Repeat(Optional.of(Answers.retried(record, apply, prior, fingerprint))));
     }
 
@@ -114,7 +115,7 @@ final class CommandRules {
             queueing.cancel(cancelled.get());
             return Optional.of(new Decided(new Verdict.NotFound()));
         }
-        return Cancellation.grant(release, now, state, settings).isPresent() ? Optional.empty()
+        return Cancellation.grant(release, now.passed(), state, settings).isPresent() ? Optional.empty()
                 : Optional.of(new Decided(new Verdict.NotFound()));
     }
 
@@ -124,7 +125,7 @@ final class CommandRules {
         if (until.isEmpty()) {
             return Optional.empty();
         } else if (command instanceof Command.Acquire) {
-            return Optional.of(new Decided(new Verdict.NotAcquired(Duration.between(now, until.get()))));
+            return Optional.of(new Decided(new Verdict.NotAcquired(Duration.between(now.passed(), until.get()))));
         } else if (command instanceof Command.Renew) {
             return Optional.of(new Decided(new Verdict.NotFound()));
         }
@@ -141,17 +142,17 @@ final class CommandRules {
             return Optional.empty();
         }
         Optional<Waiter> first = state.queues().first(acquire.resource());
-        List<Lease> live = state.holders(acquire.resource()).liveAt(now);
+        List<Lease> live = state.holders(acquire.resource()).liveAt(now.passed());
         if (first.isEmpty() || live.stream().anyMatch(lease -> lease.isOwnedBy(acquire.owner()))) {
             return Optional.empty();
         }
         return Optional.of(new Refused(live.isEmpty() ? first.get().ttl() : queueing.remaining(acquire.resource())));
     }
 
-    /** The lock rules, with "now" the record's log time and a new lease's token the record's. */
+    /** The lock rules, at the record's place in time ({@link Now}), and a new lease's token the record's. */
     private Ruling arbiter() {
         Holders holders = state.holders(command.resource());
-        Decision decision = rules.decide(Cancellation.asRelease(command, state, now, settings), holders, now,
+        Decision decision = rules.decide(Cancellation.asRelease(command, state, now.passed(), settings), holders, now,
                 state.position().tokenAt(record.offset()));
         decision.write().ifPresent(written -> record(written, decision.verdict(), holders.atPermit(written.permit())));
         if (decision.verdict() instanceof Verdict.Released) {
@@ -184,7 +185,8 @@ final class CommandRules {
             verdict = ((Decided) ruling).verdict();
         }
         byte[] reply = ReplyEncoder.encode(new Reply.Decided(command, verdict));
-        state.put(new RequestEntry(command.requestId(), fingerprint, StoredReply.of(reply), record.offset(), now));
+        state.put(new RequestEntry(command.requestId(), fingerprint, StoredReply.of(reply), record.offset(),
+                now.passed()));
         return Optional.of(apply.reply(record, reply, new Outbound.Answer.Decided(Optional.of(command.type()),
                 verdict.outcome())));
     }
@@ -199,12 +201,12 @@ final class CommandRules {
         if (verdict instanceof Verdict.Released) {
             state.remove(written);
             Optional<String> cancels = command instanceof Command.Release release ? release.cancels() : Optional.empty();
-            events.write(LeaseEvent.Kind.RELEASED, written, now, Optional.empty(), cancels);
+            events.write(LeaseEvent.Kind.RELEASED, written, now.passed(), Optional.empty(), cancels);
             return;
         }
         state.put(written);
         LeaseEvent.Kind kind = latest.isPresent() && latest.get().fencingToken() == written.fencingToken()
-                ? LeaseEvent.Kind.EXTENDED : Queueing.grantKind(latest, written, now, settings);
-        events.write(kind, written, now, Optional.of(written.expiresAt()));
+                ? LeaseEvent.Kind.EXTENDED : Queueing.grantKind(latest, written, now.passed(), settings);
+        events.write(kind, written, now.from(), Optional.of(written.expiresAt()));
     }
 }

@@ -22,9 +22,10 @@ import java.util.Objects;
  * @param replyAllowList the reply topics a command may choose
  * @param defaultReplyTopic where a reply goes when the command names none
  * @param partitions the command topic's partition count: a record must be on murmur2(key) mod this
+ * @param timekeeping how the partition's time passes
  */
 public record EngineSettings(Limits limits, Duration requestRetention, TopicAllowList replyAllowList,
-        String defaultReplyTopic, int partitions) {
+        String defaultReplyTopic, int partitions, Timekeeping timekeeping) {
 
     public static final Duration MIN_REQUEST_RETENTION = Duration.ofMinutes(5);
     public static final Duration DEFAULT_REQUEST_RETENTION = Duration.ofHours(24);
@@ -34,6 +35,7 @@ public record EngineSettings(Limits limits, Duration requestRetention, TopicAllo
         Objects.requireNonNull(requestRetention, "requestRetention");
         Objects.requireNonNull(replyAllowList, "replyAllowList");
         Objects.requireNonNull(defaultReplyTopic, "defaultReplyTopic");
+        Objects.requireNonNull(timekeeping, "timekeeping");
         if (requestRetention.compareTo(MIN_REQUEST_RETENTION) < 0) {
             throw new IllegalArgumentException("the request retention must be at least "
                     + MIN_REQUEST_RETENTION.toSeconds() + " seconds (got " + requestRetention.toSeconds()
@@ -44,9 +46,20 @@ public record EngineSettings(Limits limits, Duration requestRetention, TopicAllo
         }
     }
 
+    /** Settings that keep log-append time ({@link Timekeeping.LogAppend}), as recorded before time was anchored. */
+    public EngineSettings(Limits limits, Duration requestRetention, TopicAllowList replyAllowList,
+            String defaultReplyTopic, int partitions) {
+        this(limits, requestRetention, replyAllowList, defaultReplyTopic, partitions, new Timekeeping.LogAppend());
+    }
+
     /** The same rules for a command topic of another partition count (found on the cluster at assignment). */
     public EngineSettings withPartitions(int count) {
-        return new EngineSettings(limits, requestRetention, replyAllowList, defaultReplyTopic, count);
+        return new EngineSettings(limits, requestRetention, replyAllowList, defaultReplyTopic, count, timekeeping);
+    }
+
+    /** The same rules, keeping time as {@code other} says. */
+    public EngineSettings withTimekeeping(Timekeeping other) {
+        return new EngineSettings(limits, requestRetention, replyAllowList, defaultReplyTopic, partitions, other);
     }
 
     /**
@@ -75,10 +88,21 @@ public record EngineSettings(Limits limits, Duration requestRetention, TopicAllo
                     Duration.ofSeconds(Long.parseLong(fields.get("request_retention_seconds"))),
                     new TopicAllowList(List.of(fields.get("reply_allow_list").split(","))),
                     fields.get("default_reply_topic"),
-                    Integer.parseInt(fields.get("partitions")));
+                    Integer.parseInt(fields.get("partitions")),
+                    timekeeping(fields));
         } catch (RuntimeException e) {
             throw new IllegalArgumentException("not a recorded settings text: " + canonical, e);
         }
+    }
+
+    /** A text recorded before time was anchored names no timekeeping: it kept log-append time. */
+    private static Timekeeping timekeeping(Map<String, String> fields) {
+        String name = fields.getOrDefault("time", "log");
+        return switch (name) {
+            case "log" -> new Timekeeping.LogAppend();
+            case "anchored" -> new Timekeeping.Anchored(Duration.ofMillis(Long.parseLong(fields.get("time_slack_ms"))));
+            default -> throw new IllegalArgumentException("unknown timekeeping " + name);
+        };
     }
 
     /** Each setting that differs, as {@code name: recorded X, this worker Y}; empty when equal. */
@@ -101,6 +125,10 @@ public record EngineSettings(Limits limits, Duration requestRetention, TopicAllo
         fields.put("reply_allow_list", String.join(",", replyAllowList.entries()));
         fields.put("default_reply_topic", defaultReplyTopic);
         fields.put("partitions", Integer.toString(partitions));
+        fields.put("time", timekeeping.name());
+        if (timekeeping instanceof Timekeeping.Anchored anchored) {
+            fields.put("time_slack_ms", Long.toString(anchored.slack().toMillis()));
+        }
         return fields;
     }
 }

@@ -50,6 +50,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  */
 public final class PartitionDriver {
 
+    /** How often the worker's ticker looks: a partition's time is measured again this soon after records. */
+    public static final Duration INTERVAL = Duration.ofMillis(250);
+
     /** How long a hand-over may be due before the worker's ticker appends it again (a run of one). */
     public static final Duration RESEND_AFTER = Duration.ofSeconds(5);
 
@@ -70,6 +73,10 @@ public final class PartitionDriver {
     private final List<Inbound> log = new ArrayList<>();
     private final Deque<Outbound.HandOver> inFlight = new ArrayDeque<>();
     private final Map<Due, Instant> dueSince = new LinkedHashMap<>();
+    /** The latest log time appended so far: the driver's "real" time (the worker's, when time is anchored). */
+    private Instant logClock;
+    /** The driver's own last tick, whose acknowledgement (at its log time) the next one measures from. */
+    private Optional<TickMark> ownTick = Optional.empty();
     private BiConsumer<Inbound, Step> observer = (record, step) -> { };
 
     private PartitionDriver(PartitionMachine machine, PartitionState state, Role role, String topic, int partition) {
@@ -78,6 +85,9 @@ public final class PartitionDriver {
         this.role = role;
         this.topic = topic;
         this.partition = partition;
+        // A worker that starts over a stored state knows no log time but what the state holds.
+        PartitionPosition position = state.position();
+        this.logClock = later(position.clock(), position.lastTick().map(TickMark::logTime).orElse(Instant.EPOCH));
     }
 
     /**
@@ -99,6 +109,15 @@ public final class PartitionDriver {
      */
     public PartitionDriver observe(BiConsumer<Inbound, Step> observer) {
         this.observer = observer;
+        return this;
+    }
+
+    /**
+     * Log time has reached {@code logTime} (a worker that starts over a stored state after records
+     * it does not hold): its ticker counts from there.
+     */
+    public PartitionDriver reached(Instant logTime) {
+        logClock = later(logClock, logTime);
         return this;
     }
 
@@ -149,6 +168,7 @@ public final class PartitionDriver {
         }
         Inbound record = new Inbound(topic, partition, nextOffset(), key, value, headers, logAppendTime);
         log.add(record);
+        logAppendTime.filter(at -> at.isAfter(logClock)).ifPresent(at -> logClock = at);
         return step(record, true);
     }
 
@@ -158,16 +178,24 @@ public final class PartitionDriver {
                 InboundHeaders.NONE, Optional.of(at));
     }
 
-    /** A tick appended at log time {@code at}, as the ticker appends one. */
+    /**
+     * A tick appended at log time {@code at}, as the ticker appends one: measured from the driver's
+     * previous tick, acknowledged at its own log time (the worker's monotonic clock runs with the log's here).
+     */
     public Step tick(Instant at) {
         return tick(at, at);
     }
 
     /** A tick appended for the end {@code due}, stamped {@code at}. */
     private Step tick(Instant at, Instant due) {
+        Optional<Tick.Measured> measured = ownTick.filter(last -> !at.isBefore(last.logTime()))
+                .map(last -> new Tick.Measured(last.offset(), Duration.between(last.logTime(), at)));
         RecordHeaders headers = new RecordHeaders();
-        headers.add(Tick.HEADER, Tick.headerValue(due));
-        return append(null, null, InboundHeaders.of(headers), Optional.of(at));
+        headers.add(Tick.HEADER, Tick.headerValue(due, measured));
+        long offset = nextOffset();
+        Step step = append(null, null, InboundHeaders.of(headers), Optional.of(at));
+        ownTick = Optional.of(new TickMark(offset, at.truncatedTo(java.time.temporal.ChronoUnit.MILLIS)));
+        return step;
     }
 
     /**
@@ -218,10 +246,10 @@ public final class PartitionDriver {
         List<Step> steps = new ArrayList<>();
         while (true) {
             Optional<Instant> end = nextEnd();
-            Optional<Instant> tick = end.map(e -> e.plus(lag));
+            Optional<Instant> tick = nextTick(end, lag);
             Optional<Map.Entry<Due, Instant>> resend = dueSince.entrySet().stream()
                     .min(Map.Entry.comparingByValue());
-            Optional<Instant> resendAt = resend.map(due -> later(due.getValue().plus(RESEND_AFTER), clock()));
+            Optional<Instant> resendAt = resend.map(due -> later(due.getValue().plus(RESEND_AFTER), logClock));
             if (resendAt.isPresent() && !resendAt.get().isAfter(until)
                     && (tick.isEmpty() || !resendAt.get().isAfter(tick.get()))) {
                 Due due = resend.get().getKey();
@@ -229,11 +257,34 @@ public final class PartitionDriver {
                 steps.add(handOver(due.resource(), topic + "-" + partition + "@" + due.afterOffset(), 1, 1,
                         resendAt.get()));
             } else if (tick.isPresent() && !tick.get().isAfter(until)) {
-                steps.add(tick(tick.get(), end.get()));
+                steps.add(tick(tick.get(), end.orElse(tick.get())));
             } else {
                 return steps;
             }
         }
+    }
+
+    /**
+     * When the ticker appends its next tick. Keeping log time: {@code lag} after the next end.
+     * Anchored: {@link #INTERVAL} after the last record when records came since its own last tick
+     * (or it has none) and something dated may be live, since the first tick after them moves time
+     * by the slack at most; otherwise when its measurement brings the partition's time to the next
+     * end (plus {@code lag}).
+     */
+    private Optional<Instant> nextTick(Optional<Instant> end, Duration lag) {
+        if (!(machine.settings().timekeeping() instanceof Timekeeping.Anchored)) {
+            return end.map(e -> e.plus(lag));
+        }
+        PartitionPosition position = state.position();
+        boolean mayBeLive = position.liveUntil().map(until -> until.isAfter(position.clock())).orElse(true);
+        boolean recordsSince = ownTick.map(own -> own.offset() != nextOffset() - 1).orElse(true);
+        if (!mayBeLive) {
+            return Optional.empty();
+        } else if (recordsSince) {
+            return Optional.of(logClock.plus(INTERVAL));
+        }
+        return end.map(e -> later(ownTick.orElseThrow().logTime().plus(Duration.between(position.clock(), e)),
+                logClock).plus(lag));
     }
 
     private Step handOver(String resource, String after, int index, int count, Instant at) {
@@ -279,7 +330,7 @@ public final class PartitionDriver {
         Map<Due, Instant> seen = new LinkedHashMap<>();
         state.queues().due().forEach((waiter, after) -> {
             Due due = new Due(resources.get(waiter), after);
-            seen.put(due, dueSince.getOrDefault(due, clock()));
+            seen.put(due, dueSince.getOrDefault(due, logClock));
         });
         dueSince.clear();
         dueSince.putAll(seen);

@@ -1,7 +1,7 @@
 package dev.lockstep.engine;
 
-import dev.lockstep.core.CommandClock;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.protocol.LeaseEvent;
 import java.time.Instant;
 import java.util.List;
@@ -27,8 +27,9 @@ import java.util.Optional;
  * answered as it was (its stored reply); one without a log-append time, unreadable, or with a
  * refused route is dead-lettered; an invalid one, or one on the wrong partition, gets
  * {@code invalid}; a valid one is decided by {@link CommandRules} (retry, validation,
- * cancellation, quarantine, queue, arbiter, in that order), with "now" the record's log-append
- * time and a new lease's token taken from the record's offset. A record
+ * cancellation, quarantine, queue, arbiter, in that order), at the record's place in its
+ * partition's time ({@link PartitionTime}: its log-append time, or, anchored, the time the
+ * worker's ticks measured) and with a new lease's token taken from the record's offset. A record
  * the worker marked {@code lockstep-undeliverable} (a copy of an earlier record whose reply's
  * topic was missing) sends the reply that record got to the dead letters and decides nothing.
  *
@@ -82,8 +83,8 @@ public final class PartitionMachine {
         if (record.offset() < position.nextOffset()) {
             return again(record, triaged, state);
         }
-        Instant now = record.logAppendTime().map(t -> new CommandClock(position.clock()).next(t))
-                .orElse(position.clock());
+        PartitionTime.Timed time = PartitionTime.of(record, triaged, position, settings);
+        Now now = time.now();
         // Only a record the broker stamped may fix or end a quarantine: its time bounds the lost records'.
         Optional<Quarantine> quarantine = record.logAppendTime().isPresent()
                 ? position.quarantine().flatMap(q -> q.at(now, settings.limits().maxTtl()))
@@ -92,16 +93,17 @@ public final class PartitionMachine {
                 ? Optional.of(answered.requestId()) : Optional.empty(), state);
         Queueing queueing = new Queueing(record, now, state, events, settings, quarantine.isPresent());
         if (record.logAppendTime().isPresent()) {
-            timePasses(now, state, events, queueing);
+            timePasses(now.passed(), state, events, queueing);
         }
         if (position.quarantine().isPresent() && quarantine.isEmpty()) {
             queueing.quarantineEnded();
         }
         Optional<Outbound> out = command(record, triaged, now, quarantine, state, events, queueing);
-        // After the record's own command: each resource it freed or named, or that log time freed,
+        // After the record's own command: each resource it freed or named, or that time freed,
         // goes to its first waiter, one grant per resource and record (the record's token is the grant's).
         queueing.handOvers();
-        state.position(position.advancedTo(record.offset() + 1, now, quarantine));
+        state.position(position.advancedTo(record.offset() + 1, now.passed(), quarantine, time.lastTick(),
+                time.liveAfter(state.takeDatedUntil(), quarantine)));
         return new Step(events.written(), queueing.replies(), out, queueing.due());
     }
 
@@ -124,7 +126,7 @@ public final class PartitionMachine {
     }
 
     /** What the record itself asks: a command's answer, a dead letter, or nothing (a tick, a hand-over). */
-    private Optional<Outbound> command(Inbound record, Triaged triaged, Instant now, Optional<Quarantine> quarantine,
+    private Optional<Outbound> command(Inbound record, Triaged triaged, Now now, Optional<Quarantine> quarantine,
             PartitionState state, EventWriter events, Queueing queueing) {
         if (triaged instanceof Triaged.Tick) {
             return Optional.empty();

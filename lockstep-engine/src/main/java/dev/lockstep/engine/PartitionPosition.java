@@ -16,21 +16,35 @@ import java.util.Optional;
  * re-created), the base rises by the old next offset: above every token the old topic gave.
  *
  * @param nextOffset the offset of the next record to apply; records below it were applied
- * @param clock the last log time used as "now" on the partition
+ * @param clock the partition's time: the log time known to have passed (see {@link Timekeeping})
  * @param tokenBase added to a granting record's offset (plus one) to make its token
  * @param quarantine set after records were lost; see {@link Quarantine}
+ * @param lastTick the last tick applied, which the worker's next tick measures from
+ * @param liveUntil no lease, wait or quarantine dated so far ends after this; empty when not
+ *     known (state from before it was kept), taken then as the longest TTL and wait after the clock
  */
-public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine) {
+public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine,
+        Optional<TickMark> lastTick, Optional<Instant> liveUntil) {
 
-    public static final PartitionPosition START = new PartitionPosition(0, Instant.EPOCH, 0, Optional.empty());
+    /** A partition nothing was applied to: nothing is live. */
+    public static final PartitionPosition START = new PartitionPosition(0, Instant.EPOCH, 0, Optional.empty(),
+            Optional.empty(), Optional.of(Instant.EPOCH));
 
     public PartitionPosition {
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(quarantine, "quarantine");
+        Objects.requireNonNull(lastTick, "lastTick");
+        Objects.requireNonNull(liveUntil, "liveUntil");
         if (nextOffset < 0 || tokenBase < 0) {
             throw new IllegalArgumentException("offsets and token bases are not negative: " + nextOffset + ", "
                     + tokenBase);
         }
+    }
+
+    /** A position at {@code clock} with nothing live, no tick seen: the state of a partition that starts. */
+    public static PartitionPosition fresh(long nextOffset, Instant clock, long tokenBase) {
+        return new PartitionPosition(nextOffset, clock, tokenBase, Optional.empty(), Optional.empty(),
+                Optional.of(clock));
     }
 
     /** The token a lease granted by the record at {@code offset} gets. */
@@ -43,7 +57,8 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
      * again, tokens continue above every token the old incarnation issued, time and leases carry over.
      */
     public PartitionPosition nextIncarnation() {
-        return new PartitionPosition(0, clock, Math.addExact(tokenBase, nextOffset), quarantine);
+        return new PartitionPosition(0, clock, Math.addExact(tokenBase, nextOffset), quarantine, Optional.empty(),
+                liveUntil);
     }
 
     /** The records from {@code nextOffset} up to {@code logStart} are gone: skip them and quarantine. */
@@ -53,10 +68,11 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
                     + " and the next offset is " + nextOffset);
         }
         return new PartitionPosition(logStart, clock, tokenBase,
-                Optional.of(new Quarantine(nextOffset, logStart, Optional.empty())));
+                Optional.of(new Quarantine(nextOffset, logStart, Optional.empty())), lastTick, liveUntil);
     }
 
-    PartitionPosition advancedTo(long next, Instant now, Optional<Quarantine> newQuarantine) {
-        return new PartitionPosition(next, now, tokenBase, newQuarantine);
+    PartitionPosition advancedTo(long next, Instant now, Optional<Quarantine> newQuarantine, Optional<TickMark> tick,
+            Optional<Instant> live) {
+        return new PartitionPosition(next, now, tokenBase, newQuarantine, tick, live);
     }
 }

@@ -35,8 +35,7 @@ public sealed interface PartitionStart {
     public static PartitionStart decide(Optional<StoredPartition> stored, String topicId, long logStart, long logEnd,
             EngineSettings settings, boolean acceptSettings, long tokenFloor) {
         if (stored.isEmpty()) {
-            PartitionPosition fresh = new PartitionPosition(0, PartitionPosition.START.clock(), tokenFloor,
-                    Optional.empty());
+            PartitionPosition fresh = PartitionPosition.fresh(0, PartitionPosition.START.clock(), tokenFloor);
             return logStart > 0
                     ? begin(topicId, fresh.afterLoss(logStart), settings, EpochOrigin.RECORDS_LOST,
                             "first start, but the log starts at offset " + logStart + ": records 0.." + (logStart - 1)

@@ -38,6 +38,7 @@ public final class PartitionState {
     private final List<DeferredReply> newDeferred = new ArrayList<>();
     private boolean writesBack = true;
     private final StoredReply.Slab replies = new StoredReply.Slab();
+    private Optional<Instant> datedUntil = Optional.empty();
 
     /**
      * @param leases the latest leases of (at least) every resource the records will touch, and of
@@ -161,6 +162,21 @@ public final class PartitionState {
 
     void put(Lease lease) {
         leases.put(lease);
+        dated(lease.expiresAt());
+    }
+
+    /** Something that ends at {@code end} was dated at the record being applied (a lease, a wait). */
+    void dated(Instant end) {
+        if (datedUntil.isEmpty() || end.isAfter(datedUntil.get())) {
+            datedUntil = Optional.of(end);
+        }
+    }
+
+    /** The latest end dated since this was last asked: what the position's {@code liveUntil} must cover. */
+    Optional<Instant> takeDatedUntil() {
+        Optional<Instant> until = datedUntil;
+        datedUntil = Optional.empty();
+        return until;
     }
 
     /** Forgets a released lease: nothing a later record is decided by depends on it. */

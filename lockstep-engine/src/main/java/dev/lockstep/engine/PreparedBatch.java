@@ -1,7 +1,9 @@
 package dev.lockstep.engine;
 
 import dev.lockstep.core.Command;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -63,12 +65,32 @@ public final class PreparedBatch {
     }
 
     /**
-     * The latest log time of the records at or after {@code offset}: the leases that end up to
-     * it (and after the partition's clock) must be loaded, their expiry is shown by this batch.
+     * The latest time the partition can reach in this batch, from {@code position} on: the leases
+     * that end up to it (and after the partition's clock) must be loaded, since the batch may show
+     * their expiry. Keeping log time, the latest log-append time; anchored, no further than the
+     * latest of the clock and the log-append times, plus every step forward the ticks' log-append
+     * times take (a tick never moves time further than the broker's clock moved since the last).
      */
-    public Optional<Instant> latestTimeFrom(long offset) {
-        return records.stream().filter(r -> r.offset() >= offset).flatMap(r -> r.logAppendTime().stream())
-                .max(Instant::compareTo);
+    public Instant reachableFrom(PartitionPosition position) {
+        long offset = position.nextOffset();
+        Instant latest = records.stream().filter(r -> r.offset() >= offset).flatMap(r -> r.logAppendTime().stream())
+                .map(t -> t.truncatedTo(ChronoUnit.MILLIS)).max(Instant::compareTo).orElse(position.clock());
+        if (!(machine.settings().timekeeping() instanceof Timekeeping.Anchored)) {
+            return latest;
+        }
+        Duration forward = Duration.ZERO;
+        Optional<Instant> lastTick = position.lastTick().map(TickMark::logTime);
+        for (int i = 0; i < records.size(); i++) {
+            Inbound record = records.get(i);
+            if (record.offset() >= offset && triaged.get(i) instanceof Triaged.Tick) {
+                Instant at = record.logAppendTime().orElseThrow().truncatedTo(ChronoUnit.MILLIS);
+                if (lastTick.isPresent() && at.isAfter(lastTick.get())) {
+                    forward = forward.plus(Duration.between(lastTick.get(), at));
+                }
+                lastTick = Optional.of(at);
+            }
+        }
+        return (latest.isAfter(position.clock()) ? latest : position.clock()).plus(forward);
     }
 
     /** Applies the records in order; for each, its events, then its answer. */

@@ -1,5 +1,6 @@
 package dev.lockstep.engine;
 
+import dev.lockstep.core.Now;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -16,9 +17,13 @@ import java.util.Optional;
  */
 public record Quarantine(long lostFrom, long lostTo, Optional<Instant> until) {
 
-    /** The quarantine as it stands at {@code now}: its end fixed by the first record after the loss, gone after it. */
-    Optional<Quarantine> at(Instant now, Duration maxTtl) {
-        Instant end = until.orElse(now.plus(maxTtl));
-        return now.isBefore(end) ? Optional.of(new Quarantine(lostFrom, lostTo, Optional.of(end))) : Optional.empty();
+    /**
+     * The quarantine as it stands at {@code now}: its end fixed by the first record after the loss
+     * (dated from the latest that record may be), gone once time has passed it.
+     */
+    Optional<Quarantine> at(Now now, Duration maxTtl) {
+        Instant end = until.orElse(now.from().plus(maxTtl));
+        return now.passed().isBefore(end) ? Optional.of(new Quarantine(lostFrom, lostTo, Optional.of(end)))
+                : Optional.empty();
     }
 }

@@ -6,6 +6,7 @@ import dev.lockstep.core.Decision;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import dev.lockstep.protocol.LeaseEvent;
@@ -37,7 +38,7 @@ import java.util.stream.Stream;
 final class Queueing {
 
     private final Inbound record;
-    private final Instant now;
+    private final Now now;
     private final PartitionState state;
     private final EventWriter events;
     private final EngineSettings settings;
@@ -53,7 +54,7 @@ final class Queueing {
     private final boolean quarantined;
 
     /** @param quarantined whether the partition is quarantined at this record: no waiter is granted then */
-    Queueing(Inbound record, Instant now, PartitionState state, EventWriter events, EngineSettings settings,
+    Queueing(Inbound record, Now now, PartitionState state, EventWriter events, EngineSettings settings,
             boolean quarantined) {
         this.record = record;
         this.now = now;
@@ -74,7 +75,7 @@ final class Queueing {
      * that very acquire, finds it answered (not a new acquire to queue again).
      */
     void endWaits() {
-        for (Waiter waiter : state.queues().endingUntil(now)) {
+        for (Waiter waiter : state.queues().endingUntil(now.passed())) {
             events.waiting(LeaseEvent.Kind.WAIT_EXPIRED, waiter, waiter.deadline());
             answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.WAIT_EXPIRED)));
             // The waiter may have kept the next ones from room the holders leave.
@@ -136,7 +137,7 @@ final class Queueing {
         if (acquire.share().exclusive()) {
             return Optional.empty();
         }
-        return Stream.concat(state.holders(acquire.resource()).liveAt(now).stream().map(Lease::share),
+        return Stream.concat(state.holders(acquire.resource()).liveAt(now.passed()).stream().map(Lease::share),
                         state.queues().queue(acquire.resource()).stream().map(Waiter::share))
                 .filter(share -> !share.exclusive() && share.limit() != acquire.share().limit())
                 .findFirst().map(share -> new FieldError("limit", "the resource admits " + share.limit()
@@ -146,7 +147,7 @@ final class Queueing {
 
     /** How long until the resource's leases have all ended. */
     Duration remaining(String resource) {
-        return state.holders(resource).leases().stream().map(lease -> lease.remainingAt(now))
+        return state.holders(resource).leases().stream().map(lease -> lease.remainingAt(now.passed()))
                 .max(Duration::compareTo).orElse(Duration.ZERO);
     }
 
@@ -159,7 +160,7 @@ final class Queueing {
             freed.forEach(this::handOver);
         }
         announced.values().forEach(ended -> {
-            if (state.holders(ended.resource()).liveAt(now).isEmpty()) {
+            if (state.holders(ended.resource()).liveAt(now.passed()).isEmpty()) {
                 events.vacant(ended);
             }
         });
@@ -170,16 +171,17 @@ final class Queueing {
         if (state.queues().length(acquire.resource()) >= Limits.MAX_WAITERS) {
             return false;
         }
-        Waiter waiter = Waiter.of(acquire, apply, record.offset(), now);
+        Waiter waiter = Waiter.of(acquire, apply, record.offset(), now.from());
         state.queues().join(waiter);
-        events.waiting(LeaseEvent.Kind.QUEUED, waiter, now);
+        state.dated(waiter.deadline());
+        events.waiting(LeaseEvent.Kind.QUEUED, waiter, now.from());
         return true;
     }
 
     /** A cancellation of an acquire still waiting: it leaves the queue, answered {@code not_acquired}. */
     void cancel(Waiter waiter) {
         state.queues().leave(waiter);
-        events.waiting(LeaseEvent.Kind.CANCELLED, waiter, now);
+        events.waiting(LeaseEvent.Kind.CANCELLED, waiter, now.passed());
         answer(waiter, new Verdict.NotAcquired(remaining(waiter.resource()), Optional.of(WaitEnd.CANCELLED)));
     }
 
@@ -211,9 +213,10 @@ final class Queueing {
             state.queues().leave(waiter);
             Lease granted = grant.get().lease();
             state.put(granted);
-            events.granted(grantKind(holders.atPermit(granted.permit()), granted, now, settings), granted, now, waiter);
+            events.granted(grantKind(holders.atPermit(granted.permit()), granted, now.passed(), settings), granted, now.from(),
+                    waiter);
             // The reply says how long it waited in log time, so its client dates the lease from its own send.
-            answer(waiter, new Verdict.Acquired(granted, Optional.of(Duration.between(waiter.queuedAt(), now))));
+            answer(waiter, new Verdict.Acquired(granted, Optional.of(waited(waiter))));
         }
         int run = dueAfter(resource);
         if (run == 0) {
@@ -239,15 +242,25 @@ final class Queueing {
         Decision decision = Arbiter.decide(waiter.acquire(), holders, now, state.position().tokenAt(record.offset()));
         decision.write().ifPresent(extended -> {
             state.put(extended);
-            events.granted(LeaseEvent.Kind.EXTENDED, extended, now, waiter);
+            events.granted(LeaseEvent.Kind.EXTENDED, extended, now.from(), waiter);
         });
         answer(waiter, decision.verdict() instanceof Verdict.Acquired extended
-                ? new Verdict.Acquired(extended.lease(), Optional.of(Duration.between(waiter.queuedAt(), now)))
+                ? new Verdict.Acquired(extended.lease(), Optional.of(waited(waiter)))
                 : decision.verdict());
     }
 
+    /**
+     * The log time the waiter is known to have waited: from the latest its acquire may have been
+     * to the time known to have passed now, never more. Its client dates the grant by it, so it
+     * must not overstate the wait (docs/protocol.md, "Time").
+     */
+    private Duration waited(Waiter waiter) {
+        Duration waited = Duration.between(waiter.queuedAt(), now.passed());
+        return waited.isNegative() ? Duration.ZERO : waited;
+    }
+
     private boolean holds(Holders holders, Waiter waiter) {
-        return holders.liveAt(now).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()));
+        return holders.liveAt(now.passed()).stream().anyMatch(lease -> lease.isOwnedBy(waiter.owner()));
     }
 
     /**
@@ -307,7 +320,7 @@ final class Queueing {
         DeferredReply deferred = new DeferredReply(record.offset(), replies.size(), waiter.requestId(), waiter.offset(), waiter.route(),
                 waiter.correlationId(), StoredReply.of(reply), verdict.outcome());
         state.add(deferred);
-        state.put(new RequestEntry(waiter.requestId(), waiter.fingerprint(), StoredReply.of(reply), waiter.offset(), now,
+        state.put(new RequestEntry(waiter.requestId(), waiter.fingerprint(), StoredReply.of(reply), waiter.offset(), now.passed(),
                 record.offset()));
         replies.add(deferred.publishedFor(record));
     }

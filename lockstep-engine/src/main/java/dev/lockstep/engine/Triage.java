@@ -55,19 +55,22 @@ final class Triage {
     }
 
     /**
-     * A tick only advances log time, which any record does, so one a producer wrote in the tick's
-     * shape does no harm; any other record with the tick header is dead-lettered, never read as a command.
+     * A tick moves time on by what it measured, never faster than the broker's clock nor, after
+     * records that dated something, by more than the slack (see {@link PartitionTime}): one a
+     * producer wrote in the tick's shape can at most do what the worker's would. Any other record
+     * with the tick header is dead-lettered, never read as a command.
      */
     private static Triaged tick(Inbound record) {
-        int count = record.headers().count(Tick.HEADER);
-        Optional<String> malformed = Tick.malformed(record.key(), record.value(),
-                record.headers().lastValue(Tick.HEADER).orElse(null), count);
-        if (malformed.isEmpty() && record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
-            malformed = Optional.of("a tick (" + Tick.HEADER + " header) marks no record: it carries no "
-                    + DeadLetterHeaders.UNDELIVERABLE + " header");
+        Tick.Read read = Tick.read(record.key(), record.value(), record.headers().lastValue(Tick.HEADER).orElse(null),
+                record.headers().count(Tick.HEADER));
+        if (read instanceof Tick.Read.Malformed malformed) {
+            return new Triaged.DeadLetter(malformed.reason(), Outbound.Cause.UNREADABLE);
         }
-        return malformed.<Triaged>map(reason -> new Triaged.DeadLetter(reason, Outbound.Cause.UNREADABLE))
-                .orElseGet(Triaged.Tick::new);
+        if (record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
+            return new Triaged.DeadLetter("a tick (" + Tick.HEADER + " header) marks no record: it carries no "
+                    + DeadLetterHeaders.UNDELIVERABLE + " header", Outbound.Cause.UNREADABLE);
+        }
+        return new Triaged.Tick(((Tick.Read.Valid) read).measured());
     }
 
     /**

@@ -63,8 +63,11 @@ sealed interface Triaged {
     record Waited(ReplyRoute route, Optional<byte[]> correlationId, String requestId) implements Answered {
     }
 
-    /** A tick the worker appended ({@link dev.lockstep.protocol.Tick}): shows what its log time ends; never answered. */
-    record Tick() implements Triaged {
+    /**
+     * A tick the worker appended ({@link dev.lockstep.protocol.Tick}): time passes by it, measured
+     * by the worker when it says so; never answered.
+     */
+    record Tick(Optional<dev.lockstep.protocol.Tick.Measured> measured) implements Triaged {
     }
 
     /**

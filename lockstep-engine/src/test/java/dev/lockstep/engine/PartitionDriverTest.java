@@ -35,9 +35,9 @@ class PartitionDriverTest {
         assertThat(partition.log().subList(2, partition.log().size()))
                 .extracting(record -> new String(record.headers().lastValue(Tick.HEADER).orElseThrow(),
                         StandardCharsets.UTF_8) + " at " + record.logAppendTime().orElseThrow())
-                .as("the lease's end (the waiter takes over), then the waiter's lease's end")
+                .as("the lease's end (the waiter takes over), then the waiter's lease's end, measured from the first")
                 .containsExactly(T0.plusSeconds(3) + " at " + T0.plusMillis(3_250),
-                        T0.plusMillis(13_250) + " at " + T0.plusMillis(13_500));
+                        T0.plusMillis(13_250) + ";prev=2;elapsed_ms=10250 at " + T0.plusMillis(13_500));
         assertThat(deferredGrants(ticks.get(0))).extracting(Lease::owner).containsExactly("waiter");
         assertThat(partition.passTime(T0.plusSeconds(60))).as("nothing ends after").isEmpty();
     }

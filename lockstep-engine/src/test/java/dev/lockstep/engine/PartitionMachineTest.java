@@ -61,7 +61,7 @@ class PartitionMachineTest {
 
     @Test
     void aNewLeasesTokenIsItsRecordsOffsetPlusOneAboveTheBase() {
-        PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 100, Optional.empty()));
+        PartitionState state = PartitionState.empty(PartitionPosition.fresh(5, T0, 100));
         String granted = reply(send(partition(state), T0, acquire("a", "job", "o1", 30)));
         assertThat(granted).contains("\"fencing_token\":106");
         assertThat(state.lease("job")).map(Lease::fencingToken).contains(106L);
@@ -156,7 +156,7 @@ class PartitionMachineTest {
 
     @Test
     void aRecordWithoutLogAppendTimeIsDeadLetteredAndLeavesTheClockAlone() {
-        PartitionState state = PartitionState.empty(new PartitionPosition(0, T0, 0, Optional.empty()));
+        PartitionState state = PartitionState.empty(PartitionPosition.fresh(0, T0, 0));
         Outbound out = partition(state).append("job".getBytes(StandardCharsets.UTF_8),
                 acquire("x", "job", "o1", 30).getBytes(StandardCharsets.UTF_8), InboundHeaders.NONE, Optional.empty())
                 .answer().orElseThrow();
@@ -189,7 +189,7 @@ class PartitionMachineTest {
     @Test
     void afterLostRecordsNoLeaseIsGrantedOrRenewedUntilTheLongestTtlHasPassed() {
         Lease known = new Lease("job", "o1", 3, T0.minusSeconds(10), T0.plusSeconds(50));
-        PartitionPosition lost = new PartitionPosition(10, T0.minusSeconds(10), 0, Optional.empty()).afterLoss(40);
+        PartitionPosition lost = PartitionPosition.fresh(10, T0.minusSeconds(10), 0).afterLoss(40);
         PartitionState state = new PartitionState(lost, List.of(known), Map.of(), List.of());
         PartitionDriver partition = partition(state);
         Duration maxTtl = ONE_PARTITION.limits().maxTtl();

@@ -17,7 +17,7 @@ class PartitionStartTest {
 
     private static Optional<StoredPartition> stored(String topicId, long next, long base, EngineSettings settings) {
         return Optional.of(new StoredPartition(Optional.ofNullable(topicId),
-                new PartitionPosition(next, T0, base, Optional.empty()), Optional.ofNullable(settings)));
+                PartitionPosition.fresh(next, T0, base), Optional.ofNullable(settings)));
     }
 
     private static PartitionStart decide(Optional<StoredPartition> stored, long logStart, long logEnd) {

@@ -94,7 +94,7 @@ class TickTest {
 
     @Test
     void aRecordWithTheTickHeaderInAnotherShapeIsDeadLetteredAndDecidesNothing() {
-        byte[] due = Tick.headerValue(T0);
+        byte[] due = Tick.headerValue(T0, Optional.empty());
         RecordHeaders twice = headers(Tick.HEADER, due);
         twice.add(Tick.HEADER, due);
         RecordHeaders marked = headers(Tick.HEADER, due);
@@ -106,7 +106,11 @@ class TickTest {
                 append(null, null, twice),
                 append(null, null, headers(Tick.HEADER, "soon".getBytes(StandardCharsets.UTF_8))),
                 append(null, null, headers(Tick.HEADER, null)),
-                append(null, null, headers(Tick.HEADER, new byte[65])),
+                append(null, null, headers(Tick.HEADER, new byte[129])),
+                append(null, null, headers(Tick.HEADER, (T0 + ";prev=1").getBytes(StandardCharsets.UTF_8))),
+                append(null, null, headers(Tick.HEADER, (T0 + ";prev=x;elapsed_ms=5").getBytes(StandardCharsets.UTF_8))),
+                append(null, null, headers(Tick.HEADER, (T0 + ";prev=1;elapsed_ms=-5")
+                        .getBytes(StandardCharsets.UTF_8))),
                 append(null, null, marked));
 
         for (Step step : malformed) {
@@ -119,6 +123,6 @@ class TickTest {
         }
         assertThat(state.lease("job")).as("the lease stands as the acquire left it").get()
                 .extracting(lease -> lease.expiresAt()).isEqualTo(T0.plusSeconds(60));
-        assertThat(state.position().nextOffset()).isEqualTo(8);
+        assertThat(state.position().nextOffset()).isEqualTo(11);
     }
 }

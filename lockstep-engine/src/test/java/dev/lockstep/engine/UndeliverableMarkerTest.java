@@ -130,7 +130,7 @@ class UndeliverableMarkerTest {
 
     @Test
     void aMarkerNamingNoStoredReplyIsDeadLetteredAsGone() {
-        PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
+        PartitionState state = PartitionState.empty(PartitionPosition.fresh(5, T0, 0));
         PartitionDriver partition = partition(state);
         Outbound.DeadLetter dead = dead(append(partition, marker(5, ACQUIRE, MISSING, "lock.commands-0@2")));
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.REPLY_GONE);
@@ -153,7 +153,7 @@ class UndeliverableMarkerTest {
     void aMalformedMarkerIsDeadLetteredAndAppliesNothing() {
         for (String replyOf : new String[] {null, "lock.commands-0@9", "lock.commands-0@5", "lock.commands-1@0",
                 "other-0@0", "lock.commands-0@x", "lock.commands-0@-1"}) {
-            PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
+            PartitionState state = PartitionState.empty(PartitionPosition.fresh(5, T0, 0));
             PartitionDriver partition = partition(state);
             Outbound.DeadLetter dead = dead(append(partition, marker(5, ACQUIRE, MISSING, replyOf)));
             assertThat(dead.cause()).as(String.valueOf(replyOf)).isEqualTo(Outbound.Cause.UNREADABLE);
@@ -165,7 +165,7 @@ class UndeliverableMarkerTest {
 
     @Test
     void aMarkerOfARecordThatGotNoReplyIsDeadLetteredWithThatRecordsReason() {
-        PartitionState state = PartitionState.empty(new PartitionPosition(5, T0, 0, Optional.empty()));
+        PartitionState state = PartitionState.empty(PartitionPosition.fresh(5, T0, 0));
         PartitionDriver partition = partition(state);
         Outbound.DeadLetter dead = dead(append(partition, marker(5, "not json", MISSING, "lock.commands-0@1")));
         assertThat(dead.cause()).isEqualTo(Outbound.Cause.UNREADABLE);

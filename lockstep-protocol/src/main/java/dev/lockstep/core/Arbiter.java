@@ -13,8 +13,9 @@ import java.util.function.Function;
 /**
  * The lock rules, as a pure function: command + the resource's latest leases + now → decision.
  *
- * <p>No I/O, no clock reads, no state of its own: the caller supplies {@code now} (the broker's
- * log-append time) and the token a new lease would get, and stores what the decision says to
+ * <p>No I/O, no clock reads, no state of its own: the caller supplies {@code now} (the record's
+ * place in its partition's time, {@link Now}: leases live at {@code now.passed()} count, and what
+ * starts is dated from {@code now.from()}) and the token a new lease would get, and stores what the decision says to
  * write. That keeps every rule testable without a database and lets a batch be arbitrated in memory.
  *
  * <p>Rules (from the seed API, with fencing tokens and shares added):
@@ -44,11 +45,11 @@ public final class Arbiter {
      *     from the command's position in the log, so it exceeds every token issued before on the
      *     resource (see {@code PartitionPosition#tokenAt}) and applying the log again yields it again
      */
-    public static Decision decide(Command command, Holders holders, Instant now, long newToken) {
+    public static Decision decide(Command command, Holders holders, Now now, long newToken) {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(holders, "holders");
         Objects.requireNonNull(now, "now");
-        List<Lease> live = holders.liveAt(now);
+        List<Lease> live = holders.liveAt(now.passed());
         if (command instanceof Command.Acquire acquire) {
             return acquire(acquire, live, now, newToken);
         } else if (command instanceof Command.Renew renew) {
@@ -64,26 +65,31 @@ public final class Arbiter {
 
     /** A lock's rules: the resource's latest lease, if any. */
     public static Decision decide(Command command, Optional<Lease> latest, Instant now, long newToken) {
-        return decide(command, Holders.of(latest), now, newToken);
+        return decide(command, Holders.of(latest), Now.at(now), newToken);
     }
 
-    private static Decision acquire(Command.Acquire cmd, List<Lease> live, Instant now, long newToken) {
+    /** The rules at one instant of log time (a partition that keeps log time). */
+    public static Decision decide(Command command, Holders holders, Instant now, long newToken) {
+        return decide(command, holders, Now.at(now), newToken);
+    }
+
+    private static Decision acquire(Command.Acquire cmd, List<Lease> live, Now now, long newToken) {
         Share share = cmd.share();
         Optional<Lease> own = live.stream().filter(lease -> lease.isOwnedBy(cmd.owner())).findFirst();
         Optional<FieldError> mismatch = own.isPresent() ? ownShare(own.get().share(), share) : limitOf(live, share);
         if (mismatch.isPresent()) {
             return Decision.unchanged(new Verdict.Invalid(Problem.invalidCommand(List.of(mismatch.get()))));
         }
-        Instant expiry = now.plus(cmd.ttl());
+        Instant expiry = now.from().plus(cmd.ttl());
         if (own.isPresent()) {
             Lease extended = own.get().withExpiry(expiry).withValue(cmd.value());
             return Decision.changed(new Verdict.Acquired(extended), extended);
         }
-        Optional<Duration> blocked = blockedFor(live, share, now);
+        Optional<Duration> blocked = blockedFor(live, share, now.passed());
         if (blocked.isPresent()) {
             return Decision.unchanged(new Verdict.NotAcquired(blocked.get()));
         }
-        Lease granted = new Lease(cmd.resource(), cmd.owner(), newToken, now, expiry, lowestFree(live), share,
+        Lease granted = new Lease(cmd.resource(), cmd.owner(), newToken, now.from(), expiry, lowestFree(live), share,
                 cmd.value());
         return Decision.changed(new Verdict.Acquired(granted), granted);
     }
@@ -142,16 +148,17 @@ public final class Arbiter {
         return permit;
     }
 
-    private static Decision renew(Command.Renew cmd, List<Lease> live, Instant now) {
+    private static Decision renew(Command.Renew cmd, List<Lease> live, Now now) {
         return withHeldLease(live, cmd.owner(), cmd.fencingToken(), current -> {
-            Lease renewed = current.withExpiry(now.plus(cmd.ttl()));
+            Lease renewed = current.withExpiry(now.from().plus(cmd.ttl()));
             return Decision.changed(new Verdict.Renewed(renewed), renewed);
         });
     }
 
-    private static Decision release(Command.Release cmd, List<Lease> live, Instant now) {
+    /** A released lease ends where time is known to have passed: no later record finds it live. */
+    private static Decision release(Command.Release cmd, List<Lease> live, Now now) {
         return withHeldLease(live, cmd.owner(), cmd.fencingToken(),
-                current -> Decision.changed(new Verdict.Released(), current.withExpiry(now)));
+                current -> Decision.changed(new Verdict.Released(), current.withExpiry(now.passed())));
     }
 
     /**

@@ -33,7 +33,10 @@ public record Divergence(Kind kind, String source, Optional<String> requestId, S
         LEASE_MISSING,
         /** The database has a lease the log does not leave. */
         LEASE_UNEXPECTED,
-        /** The partition's recorded position (next offset, clock, token base) is not where the log leaves it. */
+        /**
+         * The partition's recorded position (next offset, clock, token base, last tick, live until) is
+         * not where the log leaves it.
+         */
         POSITION_DIFFERS,
         /** A recorded checkpoint is not the state the records before it leave. */
         CHECKPOINT_DIFFERS

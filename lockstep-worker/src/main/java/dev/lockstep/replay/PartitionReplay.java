@@ -78,8 +78,8 @@ final class PartitionReplay {
         }
         RecordedEpoch first = sorted.get(0);
         if (first.origin() == EpochOrigin.FIRST_START && first.startOffset() == 0 && logStart == 0) {
-            replay.state = PartitionState.empty(new PartitionPosition(0, PartitionPosition.START.clock(),
-                    first.tokenBase(), Optional.empty()));
+            replay.state = PartitionState.empty(PartitionPosition.fresh(0, PartitionPosition.START.clock(),
+                    first.tokenBase()));
             replay.state.forReplay();
             replay.driver = PartitionDriver.log(new PartitionMachine(first.settings()), replay.state);
             replay.nextEpoch = 1;

@@ -6,6 +6,7 @@ import dev.lockstep.engine.LeaseKey;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
+import dev.lockstep.engine.TickMark;
 import dev.lockstep.store.RecordedState;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,6 +34,17 @@ final class StateCheck {
                     describe(position.nextOffset(), position.clock(), position.tokenBase()),
                     describe(progress.nextOffset(), progress.clock(), progress.tokenBase())));
         }
+        // Only what the database knows is compared: a row last written before V15 has no last tick
+        // and no live-until time, and the worker went on from it without them.
+        if (progress.lastTick().isPresent() && !progress.lastTick().equals(position.lastTick())) {
+            divergences.add(new Divergence(Divergence.Kind.POSITION_DIFFERS, where, Optional.empty(),
+                    "last tick " + describe(position.lastTick()), "last tick " + describe(progress.lastTick())));
+        }
+        if (progress.liveUntil().isPresent() && !progress.liveUntil().equals(position.liveUntil())) {
+            divergences.add(new Divergence(Divergence.Kind.POSITION_DIFFERS, where, Optional.empty(),
+                    "live until " + position.liveUntil().map(Instant::toString).orElse("(not known)"),
+                    "live until " + progress.liveUntil().get()));
+        }
         Instant clock = position.clock();
         Map<LeaseKey, Lease> stored = new HashMap<>();
         rows.forEach(row -> stored.put(LeaseKey.of(row), row));
@@ -58,6 +70,10 @@ final class StateCheck {
 
     private static String describe(long nextOffset, Instant clock, long tokenBase) {
         return "next offset " + nextOffset + ", clock " + clock + ", token base " + tokenBase;
+    }
+
+    private static String describe(Optional<TickMark> tick) {
+        return tick.map(t -> "at offset " + t.offset() + ", log time " + t.logTime()).orElse("(none)");
     }
 
     private static String describe(Lease lease) {

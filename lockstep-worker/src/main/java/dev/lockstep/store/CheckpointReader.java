@@ -20,8 +20,8 @@ import java.util.Optional;
 public final class CheckpointReader implements AutoCloseable {
 
     private static final String HEADER =
-            "SELECT next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until "
-                    + "FROM partition_checkpoints WHERE checkpoint_id = ?";
+            "SELECT next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
+                    + "last_tick_offset, last_tick_time, live_until FROM partition_checkpoints WHERE checkpoint_id = ?";
     private static final String LEASES =
             "SELECT " + LeaseColumns.NAMES + " FROM checkpoint_leases WHERE checkpoint_id = ?";
     private static final String REQUESTS =
@@ -88,7 +88,7 @@ public final class CheckpointReader implements AutoCloseable {
                 return Optional.empty();
             }
             return Optional.of(new PartitionPosition(rs.getLong(1), SqlArrays.instant(rs, 2), rs.getLong(3),
-                    SqlArrays.quarantine(rs, 4)));
+                    SqlArrays.quarantine(rs, 4), SqlArrays.tick(rs, 7), SqlArrays.optionalInstant(rs, 9)));
         }
     }
 

@@ -15,16 +15,20 @@ final class EpochRows {
 
     private static final String UPSERT_PARTITION =
             "INSERT INTO partition_progress (topic, partition, topic_id, next_offset, last_now, token_base, "
-                    + "quarantine_from, quarantine_to, quarantine_until, settings, request_retention_ms, acked_offset) "
+                    + "quarantine_from, quarantine_to, quarantine_until, settings, request_retention_ms, acked_offset, "
+                    + "last_tick_offset, last_tick_time, live_until) "
                     + "VALUES (?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", ?, ?, ?, " + EPOCH_MS.formatted("?")
-                    + ", ?, ?, ?) ON CONFLICT (topic, partition) DO UPDATE SET topic_id = EXCLUDED.topic_id, "
+                    + ", ?, ?, ?, ?, " + EPOCH_MS.formatted("?") + ", " + EPOCH_MS.formatted("?")
+                    + ") ON CONFLICT (topic, partition) DO UPDATE SET topic_id = EXCLUDED.topic_id, "
                     // Within one incarnation, replies not yet acknowledged stay owed.
                     + "acked_offset = CASE WHEN partition_progress.topic_id = EXCLUDED.topic_id "
                     + "THEN LEAST(partition_progress.acked_offset, EXCLUDED.acked_offset) ELSE EXCLUDED.acked_offset END, "
                     + "next_offset = EXCLUDED.next_offset, last_now = EXCLUDED.last_now, "
                     + "token_base = EXCLUDED.token_base, quarantine_from = EXCLUDED.quarantine_from, "
                     + "quarantine_to = EXCLUDED.quarantine_to, quarantine_until = EXCLUDED.quarantine_until, "
-                    + "settings = EXCLUDED.settings, request_retention_ms = EXCLUDED.request_retention_ms";
+                    + "settings = EXCLUDED.settings, request_retention_ms = EXCLUDED.request_retention_ms, "
+                    + "last_tick_offset = EXCLUDED.last_tick_offset, last_tick_time = EXCLUDED.last_tick_time, "
+                    + "live_until = EXCLUDED.live_until";
     private static final String INSERT_EPOCH =
             "INSERT INTO partition_epochs (topic, partition, start_offset, topic_id, token_base, settings, reason, "
                     + "origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
@@ -53,6 +57,7 @@ final class EpochRows {
             upsert.setString(10, settings.canonical());
             upsert.setLong(11, settings.requestRetention().toMillis());
             upsert.setLong(12, position.nextOffset());
+            SqlArrays.setTickAndLive(upsert, 13, position);
             upsert.executeUpdate();
             epoch.setString(1, partition.topic());
             epoch.setInt(2, partition.partition());

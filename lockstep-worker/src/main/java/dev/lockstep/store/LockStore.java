@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /** Where leases, request entries and positions live. One implementation today: {@link PostgresLockStore}. */
@@ -64,6 +65,13 @@ public interface LockStore extends AutoCloseable {
      * lost: records gone from the log before they were applied; a partition not quarantined is absent.
      */
     Map<Integer, Quarantine> quarantines(String topic);
+
+    /**
+     * The partitions of {@code topic} among {@code partitions} where something dated (a lease, a
+     * wait, a quarantine) may still be live at the partition's clock (log time): its live-until time
+     * is after the clock, or not known. Where nothing is, no tick can show an end.
+     */
+    Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions);
 
     /** The resources of {@code topic} among {@code partitions} whose first waiter waits for a hand-over record. */
     List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions);

@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -271,6 +272,11 @@ public final class PostgresLockStore implements LockStore {
     @Override
     public Map<Integer, Quarantine> quarantines(String topic) {
         return TopicQueries.quarantines(dataSource, topic);
+    }
+
+    @Override
+    public Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
+        return TopicQueries.withTimeToKeep(dataSource, topic, partitions);
     }
 
     @Override

@@ -33,10 +33,13 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     private static final String SELECT_PARTITION =
             "SELECT topic_id, next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
-                    + "settings FROM partition_progress WHERE topic = ? AND partition = ? FOR UPDATE";
+                    + "settings, last_tick_offset, last_tick_time, live_until FROM partition_progress "
+                    + "WHERE topic = ? AND partition = ? FOR UPDATE";
     private static final String UPDATE_POSITION =
             "UPDATE partition_progress SET next_offset = ?, last_now = " + EPOCH_MS.formatted("?")
                     + ", quarantine_from = ?, quarantine_to = ?, quarantine_until = " + EPOCH_MS.formatted("?")
+                    + ", last_tick_offset = ?, last_tick_time = " + EPOCH_MS.formatted("?")
+                    + ", live_until = " + EPOCH_MS.formatted("?")
                     + ", acked_offset = GREATEST(acked_offset, ?) WHERE topic = ? AND partition = ?";
     private static final String SELECT_ACKED =
             "SELECT acked_offset FROM partition_progress WHERE topic = ? AND partition = ?";
@@ -210,6 +213,7 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             update.setLong(at.next(), position.nextOffset());
             update.setLong(at.next(), position.clock().toEpochMilli());
             SqlArrays.setQuarantine(update, at.take(3), position.quarantine());
+            SqlArrays.setTickAndLive(update, at.take(3), position);
             update.setLong(at.next(), acknowledged);
             update.setString(at.next(), partition.topic());
             update.setInt(at.next(), partition.partition());

@@ -4,6 +4,7 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.RecordedEpoch;
+import dev.lockstep.engine.TickMark;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -22,22 +23,31 @@ import java.util.Properties;
  * migrating or writing anything: what a replay compares the log with.
  *
  * @param epochs every recorded epoch start, by partition, in the order they began
- * @param progress each partition's position: next offset, clock, token base
+ * @param progress each partition's position: next offset, clock, token base, last tick, live until
  * @param leases each partition's lease rows
  * @param checkpoints each partition's checkpoints, by next offset
  */
 public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Integer, Progress> progress,
         Map<Integer, List<Lease>> leases, Map<Integer, List<RecordedCheckpoint>> checkpoints) {
 
-    /** A partition's {@code partition_progress} row. */
-    public record Progress(Optional<String> topicId, long nextOffset, Instant clock, long tokenBase) {
+    /**
+     * A partition's {@code partition_progress} row.
+     *
+     * @param lastTick the last tick applied; empty when none was, or none is known (a row last
+     *     written before it was kept)
+     * @param liveUntil nothing dated is live after it; empty when not known (a row last written
+     *     before it was kept)
+     */
+    public record Progress(Optional<String> topicId, long nextOffset, Instant clock, long tokenBase,
+            Optional<TickMark> lastTick, Optional<Instant> liveUntil) {
     }
 
     private static final String EPOCHS =
             "SELECT partition, start_offset, topic_id, token_base, settings, origin, reason FROM partition_epochs "
                     + "WHERE topic = ? ORDER BY partition, recorded_at, start_offset";
     private static final String PROGRESS =
-            "SELECT partition, topic_id, next_offset, last_now, token_base FROM partition_progress WHERE topic = ?";
+            "SELECT partition, topic_id, next_offset, last_now, token_base, last_tick_offset, last_tick_time, "
+                    + "live_until FROM partition_progress WHERE topic = ?";
     private static final String LEASES =
             "SELECT partition, " + LeaseColumns.NAMES + " FROM distributed_locks WHERE topic = ?";
 
@@ -98,7 +108,8 @@ public record RecordedState(Map<Integer, List<RecordedEpoch>> epochs, Map<Intege
         try (PreparedStatement select = select(connection, PROGRESS, topic); ResultSet rs = select.executeQuery()) {
             while (rs.next()) {
                 progress.put(rs.getInt(1), new Progress(Optional.ofNullable(rs.getString(2)), rs.getLong(3),
-                        SqlArrays.instant(rs, 4), rs.getLong(5)));
+                        SqlArrays.instant(rs, 4), rs.getLong(5), SqlArrays.tick(rs, 6),
+                        SqlArrays.optionalInstant(rs, 8)));
             }
         }
         return progress;

@@ -6,6 +6,7 @@ import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.StoredReply;
+import dev.lockstep.engine.TickMark;
 import dev.lockstep.protocol.Fingerprint;
 import java.sql.Array;
 import java.sql.Connection;
@@ -22,7 +23,7 @@ import java.util.Optional;
 
 /**
  * Values bound to and read from statements: whole batches as array parameters (so that the number of
- * statements does not grow with the batch), times, request entries, partition records and quarantines.
+ * statements does not grow with the batch), times, request entries, partition records, quarantines and ticks.
  */
 final class SqlArrays {
 
@@ -46,13 +47,15 @@ final class SqlArrays {
 
     /**
      * The partition's record from the columns {@code topic_id, next_offset, last_now, token_base,
-     * quarantine_from, quarantine_to, quarantine_until, settings}, in order; empty without a row.
+     * quarantine_from, quarantine_to, quarantine_until, settings, last_tick_offset, last_tick_time,
+     * live_until}, in order; empty without a row.
      */
     static Optional<StoredPartition> storedPartition(ResultSet rs) throws SQLException {
         if (!rs.next()) {
             return Optional.empty();
         }
-        PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4), quarantine(rs, 5));
+        PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4),
+                quarantine(rs, 5), tick(rs, 9), optionalInstant(rs, 11));
         return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
                 Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
     }
@@ -73,14 +76,44 @@ final class SqlArrays {
         return rs.getObject(column, OffsetDateTime.class).toInstant();
     }
 
+    /** A time that may be null (not known, or none): empty then. */
+    static Optional<Instant> optionalInstant(ResultSet rs, int column) throws SQLException {
+        return Optional.ofNullable(rs.getObject(column, OffsetDateTime.class)).map(OffsetDateTime::toInstant);
+    }
+
+    /** A tick stored in two columns from {@code first}: its offset and its log time, both null when none is known. */
+    static Optional<TickMark> tick(ResultSet rs, int first) throws SQLException {
+        long offset = rs.getLong(first);
+        if (rs.wasNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(new TickMark(offset, instant(rs, first + 1)));
+    }
+
+    /**
+     * Binds a position's last tick and live-until time to three parameters from {@code first}: the
+     * tick's offset, its log time, live until (epoch ms); nulls where they are empty.
+     */
+    static void setTickAndLive(PreparedStatement statement, int first, PartitionPosition position)
+            throws SQLException {
+        Optional<TickMark> tick = position.lastTick();
+        if (tick.isPresent()) {
+            statement.setLong(first, tick.get().offset());
+            statement.setLong(first + 1, tick.get().logTime().toEpochMilli());
+        } else {
+            statement.setNull(first, Types.BIGINT);
+            statement.setNull(first + 1, Types.BIGINT);
+        }
+        setEpochMs(statement, first + 2, position.liveUntil());
+    }
+
     /** A quarantine stored in three columns from {@code first}: lost from, lost to, until (each may be null). */
     static Optional<Quarantine> quarantine(ResultSet rs, int first) throws SQLException {
         long from = rs.getLong(first);
         if (rs.wasNull()) {
             return Optional.empty();
         }
-        return Optional.of(new Quarantine(from, rs.getLong(first + 1), Optional.ofNullable(
-                rs.getObject(first + 2, OffsetDateTime.class)).map(OffsetDateTime::toInstant)));
+        return Optional.of(new Quarantine(from, rs.getLong(first + 1), optionalInstant(rs, first + 2)));
     }
 
     /** Binds a quarantine to three parameters from {@code first}: lost from, lost to, until (epoch ms); nulls when none. */
@@ -94,10 +127,16 @@ final class SqlArrays {
         }
         statement.setLong(first, quarantine.get().lostFrom());
         statement.setLong(first + 1, quarantine.get().lostTo());
-        if (quarantine.get().until().isPresent()) {
-            statement.setLong(first + 2, quarantine.get().until().get().toEpochMilli());
+        setEpochMs(statement, first + 2, quarantine.get().until());
+    }
+
+    /** Binds a time as epoch milliseconds (see {@link #EPOCH_MS}); null when empty. */
+    private static void setEpochMs(PreparedStatement statement, int index, Optional<Instant> time)
+            throws SQLException {
+        if (time.isPresent()) {
+            statement.setLong(index, time.get().toEpochMilli());
         } else {
-            statement.setNull(first + 2, Types.BIGINT);
+            statement.setNull(index, Types.BIGINT);
         }
     }
 

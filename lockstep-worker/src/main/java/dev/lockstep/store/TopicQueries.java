@@ -12,7 +12,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -45,6 +47,10 @@ final class TopicQueries {
     private static final String QUARANTINES = "SELECT partition, quarantine_from, quarantine_to, quarantine_until "
             + "FROM partition_progress WHERE topic = ? AND quarantine_from IS NOT NULL "
             + "AND (quarantine_until IS NULL OR quarantine_until > last_now) ORDER BY partition";
+
+    // A live-until time not known (a row from before it was kept, V15) may hide anything: kept.
+    private static final String WITH_TIME_TO_KEEP = "SELECT partition FROM partition_progress WHERE topic = ? "
+            + "AND partition = ANY(?) AND (live_until IS NULL OR live_until > last_now) ORDER BY partition";
 
     private static final String HAND_OVERS_DUE = "SELECT partition, resource, hand_over_due FROM lock_waiters "
             + "WHERE topic = ? AND partition = ANY(?) AND hand_over_due IS NOT NULL ORDER BY partition, record_offset";
@@ -81,6 +87,16 @@ final class TopicQueries {
         return byPartition(rows(dataSource, QUARANTINES, (connection, select) -> select.setString(1, topic),
                 rs -> Map.entry(rs.getInt(1), SqlArrays.quarantine(rs, 2).orElseThrow()),
                 "looking up quarantined partitions"));
+    }
+
+    static Set<Integer> withTimeToKeep(DataSource dataSource, String topic, Set<Integer> partitions) {
+        if (partitions.isEmpty()) {
+            return Set.of();
+        }
+        return new TreeSet<>(rows(dataSource, WITH_TIME_TO_KEEP, (connection, select) -> {
+            select.setString(1, topic);
+            select.setArray(2, SqlArrays.integer(connection, partitions));
+        }, rs -> rs.getInt(1), "looking up partitions with time to keep"));
     }
 
     static List<DueHandOver> handOversDue(DataSource dataSource, String topic, Collection<Integer> partitions) {

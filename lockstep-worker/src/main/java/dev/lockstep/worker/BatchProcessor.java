@@ -127,11 +127,11 @@ final class BatchProcessor implements RecordProcessor {
 
     /**
      * The leases a batch reads from {@code position}: those its records touch, and those ending
-     * within its log time; and every queue when its log time may reach the end of the partition's
-     * quarantine (not yet fixed, or fixed within it).
+     * within the time it may reach; and every queue when that time may reach the end of the
+     * partition's quarantine (not yet fixed, or fixed within it).
      */
     private static LeaseQuery leaseQuery(PreparedBatch batch, PartitionPosition position) {
-        Instant latest = batch.latestTimeFrom(position.nextOffset()).orElse(position.clock());
+        Instant latest = batch.reachableFrom(position);
         boolean quarantineMayEnd = position.quarantine()
                 .filter(quarantine -> quarantine.until().filter(latest::isBefore).isEmpty()).isPresent();
         return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), position.clock(), latest, quarantineMayEnd);

@@ -12,8 +12,10 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -23,36 +25,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Appends a tick ({@link Tick}) to each command partition of this worker where a lease has ended
- * by the partition's log time now ({@link LogTimes}) but no record has shown it yet, so that its
- * {@code expired} event is written within about {@link #INTERVAL} of the end instead of waiting for
- * the partition's next command. That estimate, from the log-append times of records seen there and the monotonic clock,
- * follows the partition leader's clock, which stamps the tick, and not the worker's wall clock
- * (which may be stepped). It only says when to append; what the tick shows is decided by its
- * log-append time, as for any record, and a replay decides the same.
+ * Appends a tick ({@link Tick}) every {@link #INTERVAL} to each command partition of this worker
+ * where something dated may still be live (a lease, a wait, a quarantine): the partition's time
+ * passes only at ticks ({@link dev.lockstep.engine.Timekeeping.Anchored}), by what this worker
+ * measured on its monotonic clock from its previous tick's acknowledgement there to this tick's
+ * send, never by more than the broker's clock moved between the two. So a lease's {@code expired}
+ * event follows its end by about {@link #INTERVAL}, and no end comes sooner than real time
+ * reaches it, whatever the leader's clock does.
+ *
+ * <p>One tick per partition is in flight at a time, so that each measures from the last: a tick
+ * that measured from another is taken for a stranger's and moves time by the slack at most.
+ * Acknowledgements also tell {@link LogTimes} the leader's clock, for {@link ClockWatch}.
  *
  * <p>It also appends a hand-over ({@link dev.lockstep.protocol.HandOver}) again where one is due
  * but did not come: the publisher appends each at once, after the batch that made it due, so the
  * ticker only covers one lost with a failed send or a crash, after {@link #RESEND_AFTER}.
  *
- * <p>Runs on a thread of its own, off the command path. A tick not yet applied (behind a backlog,
- * or lost with a failed send) is appended again for the same end only after {@link #RESEND_AFTER}:
- * a partition gets at most one tick per {@link #INTERVAL}, and the same end at most one per
- * {@link #RESEND_AFTER}.
+ * <p>Runs on a thread of its own, off the command path.
  */
 final class Ticker implements AutoCloseable {
 
-    /** How often the worker looks for ends no record has shown: the bound on an expiry event's delay. */
-    static final Duration INTERVAL = Duration.ofMillis(250);
+    /** How often a partition with time to keep is ticked: the bound on an expiry event's delay. */
+    static final Duration INTERVAL = PartitionDriver.INTERVAL;
     /** The engine's model of this ticker ({@link PartitionDriver}) appends a hand-over again after the same time. */
     static final Duration RESEND_AFTER = PartitionDriver.RESEND_AFTER;
 
     private static final Logger LOG = LoggerFactory.getLogger(Ticker.class);
-    /** Later than any lease's end: what a worker that knows no log time yet asks for. */
-    private static final Instant UNKNOWN_END = Instant.parse("9999-12-31T00:00:00Z");
 
-    /** The end a tick was appended for, and when (the worker's clock). */
-    private record Appended(Instant due, Instant at) {
+    /** This worker's last tick on a partition that was acknowledged: its offset, and when (monotonic). */
+    private record Acknowledged(long offset, long nanos) {
     }
 
     private final LockStore store;
@@ -63,14 +64,16 @@ final class Ticker implements AutoCloseable {
     private final ClockWatch clockWatch;
     private final WorkerMetrics metrics;
     private final AssignedPartitions assigned;
-    private final Map<Integer, Appended> appended = new HashMap<>();
+    private final Map<Integer, Acknowledged> acknowledged = new ConcurrentHashMap<>();
+    /** When (monotonic) each partition's tick in flight was sent. */
+    private final Map<Integer, Long> inFlight = new ConcurrentHashMap<>();
     /** Each hand-over due, and when (the worker's clock) it was first seen due or last appended again. */
     private final Map<DueHandOver, Instant> handOvers = new HashMap<>();
     private ScheduledExecutorService executor;
 
     /**
-     * @param clock the worker's clock: how long since a tick was appended
-     * @param logTimes each partition's log time now: whether a lease has ended
+     * @param clock the worker's steady clock: how long a hand-over has been due
+     * @param logTimes told each tick's log-append time, and the source of the monotonic clock ticks measure by
      */
     Ticker(LockStore store, Producer<byte[], byte[]> producer, String commandTopic, AssignedPartitions assigned,
             Clock clock, LogTimes logTimes, ClockWatch clockWatch, WorkerMetrics metrics) {
@@ -89,41 +92,31 @@ final class Ticker implements AutoCloseable {
     }
 
     /**
-     * One round: a tick to each partition where a lease ended by now that no record has shown,
-     * and each hand-over due for a while appended again; how many records it appended.
+     * One round: a tick to each partition with time to keep that has none in flight, and each
+     * hand-over due for a while appended again; how many records it appended.
      */
     synchronized int tickNow() {
-        Instant now = clock.instant();
-        int appended = ticks(now) + handOversAgain(now);
+        int appended = ticks() + handOversAgain(clock.instant());
         clockWatch.report();
         return appended;
     }
 
-    private int ticks(Instant now) {
-        Set<Integer> partitions = assigned.now();
-        // Before any record was seen, no log time is known: every lease is taken for ended. A tick
-        // too early shows nothing, and its acknowledgement brings the partition's log time.
-        Instant by = logTimes.seenAny() ? logTimes.latest(partitions) : UNKNOWN_END;
-        Map<Integer, Instant> due;
+    private int ticks() {
+        Set<Integer> keeping;
         try {
-            due = new HashMap<>(store.leasesEndingBy(commandTopic, partitions, by));
+            keeping = store.partitionsWithTimeToKeep(commandTopic, assigned.now());
         } catch (StoreException e) {
-            LOG.debug("looking for leases that ended failed, will look again: {}", e.getMessage());
+            LOG.debug("looking for partitions with time to keep failed, will look again: {}", e.getMessage());
             return 0;
         }
-        if (logTimes.seenAny()) {
-            due.entrySet().removeIf(end -> end.getValue().isAfter(logTimes.now(end.getKey())));
-        }
-        appended.keySet().retainAll(due.keySet());
+        long now = logTimes.nanos();
         int ticks = 0;
-        for (Map.Entry<Integer, Instant> partition : due.entrySet()) {
-            Appended last = appended.get(partition.getKey());
-            if (last != null && last.due().equals(partition.getValue())
-                    && now.isBefore(last.at().plus(RESEND_AFTER))) {
+        for (int partition : keeping) {
+            Long sent = inFlight.get(partition);
+            if (sent != null && now - sent < RESEND_AFTER.toNanos()) {
                 continue;
             }
-            append(partition.getKey(), partition.getValue());
-            appended.put(partition.getKey(), new Appended(partition.getValue(), now));
+            append(partition, now);
             ticks++;
         }
         return ticks;
@@ -168,15 +161,22 @@ final class Ticker implements AutoCloseable {
                 });
     }
 
-    private void append(int partition, Instant due) {
+    private void append(int partition, long sent) {
+        Optional<Tick.Measured> measured = Optional.ofNullable(acknowledged.get(partition))
+                .map(last -> new Tick.Measured(last.offset(), Duration.ofNanos(sent - last.nanos())));
         RecordHeaders headers = new RecordHeaders();
-        headers.add(Tick.HEADER, Tick.headerValue(due));
-        // No key, no value: the broker stamps its log-append time, which is all a tick brings.
+        headers.add(Tick.HEADER, Tick.headerValue(clock.instant(), measured));
+        // No key, no value: what a tick brings is its measurement and the log-append time the broker stamps.
         ProducerRecord<byte[], byte[]> tick = new ProducerRecord<>(commandTopic, partition, (Long) null, null, null,
                 headers);
-        long sent = logTimes.nanos();
+        inFlight.put(partition, sent);
         producer.send(tick, (metadata, error) -> {
+            inFlight.remove(partition, sent);
             if (error == null) {
+                long at = logTimes.nanos();
+                if (metadata.hasOffset()) {
+                    acknowledged.put(partition, new Acknowledged(metadata.offset(), at));
+                }
                 acknowledged(partition, metadata, sent);
                 metrics.ticked();
             } else {

@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Timekeeping;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.Limits;
@@ -76,7 +77,8 @@ public record WorkerSettings(KafkaSettings kafka, TopicNames topics, String grou
 
     /** The settings that decide replies, for a command topic of {@code partitions} partitions. */
     public EngineSettings engine(int partitions) {
-        return new EngineSettings(limits, retention.requests(), replyTopics, topics.replies(), partitions);
+        return new EngineSettings(limits, retention.requests(), replyTopics, topics.replies(), partitions,
+                new Timekeeping.Anchored(Timekeeping.DEFAULT_SLACK));
     }
 
     public WorkerSettings withTopics(TopicNames newTopics, TopicAllowList newReplyTopics) {

@@ -11,8 +11,10 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /** A database that answers a ping or not, as the test says; nothing else of a store is used where it stands in. */
 final class StubStore implements LockStore {
@@ -76,6 +78,17 @@ final class StubStore implements LockStore {
             throw new StoreException("Connection refused", null);
         }
         return quarantined;
+    }
+
+    /** The partitions where nothing is live, as the test says; every other one may have something (not known). */
+    Set<Integer> idle = Set.of();
+
+    @Override
+    public Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
+        if (down) {
+            throw new StoreException("Connection refused", null);
+        }
+        return partitions.stream().filter(p -> !idle.contains(p)).collect(Collectors.toSet());
     }
 
     /** The hand-overs due, as the test says. */

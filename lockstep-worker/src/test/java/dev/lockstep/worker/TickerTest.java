@@ -15,14 +15,15 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
  * The ticker's rules on Kafka's MockProducer and a stub store: a tick to each partition of this
- * worker where a lease ended that no record has shown, in the tick's shape; the same end again
- * only after a while; none when the database does not answer.
+ * worker with time to keep, in the tick's shape, measured from the last one's acknowledgement, one
+ * in flight at a time; none when the database does not answer; hand-overs lost appended again.
  */
 class TickerTest {
 
@@ -51,66 +52,60 @@ class TickerTest {
         logTimes.seen(0, clock.instant(), OptionalLong.empty(), nanos());
     }
 
+    /** The header of the {@code index}-th record sent, read as the state machine reads it. */
+    private Tick.Read.Valid sentTick(int index) {
+        ProducerRecord<byte[], byte[]> tick = producer.history().get(index);
+        InboundHeaders headers = InboundHeaders.of(tick.headers());
+        return (Tick.Read.Valid) Tick.read(tick.key(), tick.value(), headers.lastValue(Tick.HEADER).orElseThrow(),
+                headers.count(Tick.HEADER));
+    }
+
     @Test
-    void aTickGoesToEachAssignedPartitionWhereALeaseEndedUnshown() {
-        logTimeIsTheClock();
+    void aTickGoesToEachAssignedPartitionWithTimeToKeepInTheShapeTheStateMachineTakes() {
         assigned.assigned(List.of(0, 1));
-        store.ending = Map.of(0, T0.minusMillis(10), 1, T0.plusSeconds(3), 2, T0.minusSeconds(1));
+        store.idle = Set.of(1);
 
         assertThat(ticker.tickNow()).isEqualTo(1);
 
         assertThat(producer.history()).singleElement().satisfies(tick -> {
             assertThat(tick.topic()).isEqualTo(MockPublishing.TOPICS.commands());
-            assertThat(tick.partition()).as("partition 1's lease ends later; 2 is another worker's").isZero();
+            assertThat(tick.partition()).as("partition 1 has nothing live; 2 is another worker's").isZero();
             assertThat(tick.key()).isNull();
             assertThat(tick.value()).isNull();
-            assertThat(new String(tick.headers().lastHeader(Tick.HEADER).value(), StandardCharsets.UTF_8))
-                    .isEqualTo(T0.minusMillis(10).toString());
         });
+        assertThat(sentTick(0).measured()).as("the first measures from nothing").isEmpty();
         producer.completeNext();
         assertThat(registry.get("lockstep.ticks").counter().count()).isEqualTo(1);
     }
 
     @Test
-    void theTickIsOneTheStateMachineTakesForATick() {
-        logTimeIsTheClock();
+    void eachTickMeasuresFromTheAcknowledgementOfTheLastAndOneIsInFlightAtATime() {
         assigned.assigned(List.of(0));
-        store.ending = Map.of(0, T0);
         ticker.tickNow();
+        clock.advance(Duration.ofMillis(40));
+        producer.completeNext();
+        long first = producer.history().size() - 1;
 
-        ProducerRecord<byte[], byte[]> tick = producer.history().get(0);
-        InboundHeaders headers = InboundHeaders.of(tick.headers());
-
-        assertThat(Tick.malformed(tick.key(), tick.value(), headers.lastValue(Tick.HEADER).orElseThrow(),
-                headers.count(Tick.HEADER))).isEmpty();
-    }
-
-    @Test
-    void theSameEndIsTickedAgainOnlyAfterAWhileAndANewEndAtOnce() {
-        logTimeIsTheClock();
-        assigned.assigned(List.of(0));
-        store.ending = Map.of(0, T0);
-        ticker.tickNow();
-
-        clock.set(T0.plus(Ticker.INTERVAL));
-        assertThat(ticker.tickNow()).as("its tick may still be on its way").isZero();
-        clock.set(T0.plus(Ticker.RESEND_AFTER));
-        assertThat(ticker.tickNow()).as("that tick was lost, or waits behind a backlog").isEqualTo(1);
-        store.ending = Map.of(0, clock.instant());
         clock.advance(Ticker.INTERVAL);
-        assertThat(ticker.tickNow()).as("the next lease's end").isEqualTo(1);
-        assertThat(producer.history()).hasSize(3);
+        assertThat(ticker.tickNow()).isOne();
+        assertThat(sentTick(1).measured()).as("from the first's acknowledgement, on the monotonic clock")
+                .contains(new Tick.Measured(first, Ticker.INTERVAL));
+
+        clock.advance(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("the second is not yet acknowledged").isZero();
+        clock.advance(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).as("one lost, or behind a backlog: another goes").isOne();
+        assertThat(sentTick(2).measured()).as("still from the last acknowledged")
+                .map(Tick.Measured::prev).contains(first);
     }
 
     @Test
     void revokedPartitionsAndADatabaseThatDoesNotAnswerGetNoTick() {
-        logTimeIsTheClock();
         assigned.assigned(List.of(0, 1));
-        assigned.revoked(List.of(1));
-        store.ending = Map.of(1, T0);
+        assigned.revoked(List.of(0, 1));
         assertThat(ticker.tickNow()).isZero();
 
-        store.ending = Map.of(0, T0);
+        assigned.assigned(List.of(0));
         store.down = true;
         assertThat(ticker.tickNow()).isZero();
         assertThat(producer.history()).isEmpty();
@@ -120,6 +115,7 @@ class TickerTest {
     void aHandOverDueIsAppendedAgainOnlyWhenItStaysDueAWhile() {
         logTimeIsTheClock();
         assigned.assigned(List.of(0));
+        store.idle = Set.of(0);
         DueHandOver due = new DueHandOver(0, "job", 41);
         store.due = List.of(due, new DueHandOver(3, "other", 7));
         assertThat(ticker.tickNow()).as("the publisher's hand-over may be on its way").isZero();
@@ -148,38 +144,6 @@ class TickerTest {
         clock.advance(Ticker.RESEND_AFTER);
         assertThat(ticker.tickNow()).isZero();
         assertThat(producer.history()).hasSize(1);
-    }
-
-    @Test
-    void aLeaseEndsByItsPartitionsLogTimeNotByTheWorkersClock() {
-        assigned.assigned(List.of(0, 1, 2));
-        logTimes.seen(0, T0.plusSeconds(30), OptionalLong.empty(), nanos());
-        store.ending = Map.of(0, T0.plusSeconds(29), 1, T0.plusSeconds(29));
-
-        assertThat(ticker.tickNow()).as("the worker's clock is 30 s behind; partition 1 has shown nothing yet: "
-                + "the latest log time seen anywhere").isEqualTo(2);
-    }
-
-    @Test
-    void aLeaderWhoseClockIsBehindGetsItsTickWhenItsLogTimeReachesTheEnd() {
-        logTimeIsTheClock();
-        assigned.assigned(List.of(1));
-        logTimes.seen(1, T0.minusSeconds(30), OptionalLong.empty(), nanos());
-        store.ending = Map.of(1, T0.minusSeconds(1));
-        assertThat(ticker.tickNow()).as("ended by the worker's clock, not by the partition's").isZero();
-
-        clock.advance(Duration.ofSeconds(29));
-        assertThat(ticker.tickNow()).isOne();
-    }
-
-    @Test
-    void aWorkerThatHasSeenNoRecordTicksEachPartitionWithALeaseToLearnItsLogTime() {
-        assigned.assigned(List.of(0, 1));
-        store.ending = Map.of(0, T0.plusSeconds(3600), 1, T0.plusSeconds(7200));
-        assertThat(ticker.tickNow()).isEqualTo(2);
-        logTimeIsTheClock();
-        clock.advance(Ticker.RESEND_AFTER);
-        assertThat(ticker.tickNow()).as("now it knows: nothing has ended").isZero();
     }
 
     @Test

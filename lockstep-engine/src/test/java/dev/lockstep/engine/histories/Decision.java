@@ -12,6 +12,7 @@ import static dev.lockstep.engine.histories.Observed.verdict;
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import dev.lockstep.engine.Outbound;
@@ -35,10 +36,10 @@ final class Decision {
     private final Observed.Expected expected;
     private final Holdings holdings;
     private final long offset;
-    private final Instant now;
+    private final Now now;
     private final boolean quarantined;
 
-    Decision(Observed observed, Observed.Expected expected, long offset, Instant now, boolean quarantined) {
+    Decision(Observed observed, Observed.Expected expected, long offset, Now now, boolean quarantined) {
         this.observed = observed;
         this.expected = expected;
         this.holdings = observed.holdings();
@@ -98,15 +99,15 @@ final class Decision {
             observed.decided(acquire, ownReply("").value(), Optional.empty());
             return;
         }
-        Optional<Lease> own = holdings.heldBy(resource, acquire.owner(), now);
+        Optional<Lease> own = holdings.heldBy(resource, acquire.owner(), now.passed());
         boolean behind = own.isEmpty() && !holdings.queue(resource).isEmpty();
-        Verdict rules = Arbiter.decide(acquire, holdings.live(resource, now), now, Long.MAX_VALUE).verdict();
+        Verdict rules = Arbiter.decide(acquire, holdings.live(resource, now.passed()), now, Long.MAX_VALUE).verdict();
         boolean refused = behind || rules instanceof Verdict.NotAcquired;
         if (refused && acquire.waits()) {
             Violation.check(expected.answer.isEmpty(), RULES, acquire.requestId() + " answered "
                     + expected.answer.map(a -> a instanceof Outbound.ReplyRecord r ? verdict(r).toString() : a.toString())
                     + " where it joins the queue of " + resource);
-            Holdings.Waiting waiting = new Holdings.Waiting(offset, acquire, now, now.plus(acquire.maxWait()));
+            Holdings.Waiting waiting = new Holdings.Waiting(offset, acquire, now.from(), now.from().plus(acquire.maxWait()));
             holdings.join(waiting);
             expected.waiter(LeaseEvent.Kind.QUEUED, waiting);
             observed.queued(acquire);
@@ -132,7 +133,7 @@ final class Decision {
             expected.extended(lease);
             observed.decided(acquire, reply, Optional.empty());
         } else {
-            holdings.grant(lease, now);
+            holdings.grant(lease, now.passed());
             expected.granted(lease);
             observed.decided(acquire, reply, Optional.of(lease.fencingToken()));
         }
@@ -160,10 +161,10 @@ final class Decision {
             }
         } else {
             Optional<Lease> granted = observed.grantedBy(acquireId)
-                    .flatMap(token -> holdings.withToken(cancel.resource(), token)).filter(l -> l.isLiveAt(now));
+                    .flatMap(token -> holdings.withToken(cancel.resource(), token)).filter(l -> l.isLiveAt(now.passed()));
             Verdict rules = granted.isEmpty() ? new Verdict.NotFound() : Arbiter.decide(new Command.Release(
                     cancel.requestId(), cancel.resource(), cancel.owner(), OptionalLong.of(
-                            granted.get().fencingToken())), holdings.live(cancel.resource(), now), now, 0).verdict();
+                            granted.get().fencingToken())), holdings.live(cancel.resource(), now.passed()), now, 0).verdict();
             Violation.check(verdict.outcome() == rules.outcome(), CANCELLATION, "the cancellation of " + acquireId
                     + " by " + cancel.owner() + " answered " + verdict + " where " + (granted.isEmpty()
                             ? "that acquire was granted no lease that still holds" : "the rules say " + rules));
@@ -179,7 +180,7 @@ final class Decision {
     private void arbitrated(Command command) {
         Verdict verdict = answer("a " + command.type().wireName());
         Verdict rules = quarantined && command instanceof Command.Renew ? new Verdict.NotFound()
-                : Arbiter.decide(command, holdings.live(command.resource(), now), now, 0).verdict();
+                : Arbiter.decide(command, holdings.live(command.resource(), now.passed()), now, 0).verdict();
         Violation.check(verdict.outcome() == rules.outcome(), RULES, command.requestId() + " (" + command
                 + ") answered " + verdict + " where the rules say " + rules);
         if (verdict instanceof Verdict.Renewed renewed) {
@@ -189,11 +190,11 @@ final class Decision {
             expected.extended(renewed.lease());
         } else if (verdict instanceof Verdict.Released) {
             Command.Release release = (Command.Release) command;
-            Lease ended = holdings.heldBy(release.resource(), release.owner(), now).orElseThrow();
+            Lease ended = holdings.heldBy(release.resource(), release.owner(), now.passed()).orElseThrow();
             holdings.end(ended);
             expected.ended(LeaseEvent.Kind.RELEASED, ended);
         } else if (verdict instanceof Verdict.Locked locked) {
-            List<Lease> holders = holdings.live(command.resource(), now).leases();
+            List<Lease> holders = holdings.live(command.resource(), now.passed()).leases();
             Command.Status status = (Command.Status) command;
             Violation.check(listed(locked.holders()).equals(listed(holders)) && locked.waiters() == holdings.queue(command.resource())
                     .size() && locked.position().equals(status.owner().map(o -> holdings.position(command.resource(), o))

@@ -1,5 +1,7 @@
 package dev.lockstep.engine.histories;
 
+import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Timekeeping;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -19,6 +21,15 @@ record Generated(long seed, List<Action> actions, List<Integer> batches, int res
     Generated {
         actions = List.copyOf(actions);
         batches = List.copyOf(batches);
+    }
+
+    /**
+     * The settings the case is decided under: a quarter of the seeds keep log-append time (as old
+     * logs are replayed), the rest keep time anchored at the worker's ticks, as a worker does now.
+     */
+    EngineSettings settings() {
+        return Math.floorMod(seed, 4) == 0 ? HistoryRun.SETTINGS
+                : HistoryRun.SETTINGS.withTimekeeping(new Timekeeping.Anchored(Timekeeping.DEFAULT_SLACK));
     }
 
     Generated withActions(List<Action> changed) {

@@ -71,12 +71,13 @@ class GeneratedHistoriesTest {
     }
 
     private static String report(Generated generated, Shrinker.Shrunk shrunk) {
-        return String.format("generated history of seed %d breaks \"%s\"%n%s%n%nshrunk (%d cases tried) from %d to %d "
+        return String.format("generated history of seed %d (time: %s) breaks \"%s\"%n%s%n%nshrunk (%d cases tried) from %d to %d "
                 + "steps:%n%s%n%nits log, up to the failure:%n%s%nrun it alone: -Dlockstep.histories.seed=%d "
                 + "-Dlockstep.histories.tries=1 -Dlockstep.histories.length=%d%s", generated.seed(),
+                generated.settings().timekeeping(),
                 shrunk.violation().invariant(), shrunk.violation().getMessage(), shrunk.runs(),
                 generated.actions().size(), shrunk.generated().actions().size(), shrunk.generated(),
-                HistoryRun.trace(shrunk.generated().actions()), generated.seed(), LENGTH,
+                HistoryRun.trace(shrunk.generated().actions(), shrunk.generated().settings()), generated.seed(), LENGTH,
                 WITHOUT.isEmpty() ? "" : " -Dlockstep.histories.without=" + String.join(",", WITHOUT));
     }
 }

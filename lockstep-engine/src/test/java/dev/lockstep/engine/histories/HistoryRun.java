@@ -1,5 +1,8 @@
 package dev.lockstep.engine.histories;
 
+import dev.lockstep.protocol.Tick;
+import dev.lockstep.engine.Timekeeping;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Share;
@@ -52,8 +55,9 @@ final class HistoryRun {
     record Segment(Checkpoint start, List<Applied> applied) {
     }
 
-    private final PartitionMachine machine = new PartitionMachine(SETTINGS);
-    private final Observed observed = new Observed(SETTINGS.limits().maxTtl());
+    private final EngineSettings settings;
+    private final PartitionMachine machine;
+    private final Observed observed;
     private final List<Segment> segments = new ArrayList<>();
     private final Map<Long, Command> commands = new HashMap<>();
     private final List<Command> sent = new ArrayList<>();
@@ -66,20 +70,23 @@ final class HistoryRun {
     private Instant now = T0;
     private int requests;
 
-    private HistoryRun() {
+    private HistoryRun(EngineSettings settings) {
+        this.settings = settings;
+        this.machine = new PartitionMachine(settings);
+        this.observed = new Observed(settings.limits().maxTtl());
         start(PartitionState.empty(PartitionPosition.START));
     }
 
     /** Runs the history's steps, then lets every wait and lease end; throws a {@link Violation} at the first broken invariant. */
-    static HistoryRun run(List<Action> actions) {
-        HistoryRun run = new HistoryRun();
+    static HistoryRun run(List<Action> actions, EngineSettings settings) {
+        HistoryRun run = new HistoryRun(settings);
         run.perform(actions);
         return run;
     }
 
     /** The log up to the first broken invariant, with what each record published, as text: for a report. */
-    static String trace(List<Action> actions) {
-        HistoryRun run = new HistoryRun();
+    static String trace(List<Action> actions, EngineSettings settings) {
+        HistoryRun run = new HistoryRun(settings);
         try {
             run.perform(actions);
         } catch (Violation | RuntimeException e) {
@@ -101,6 +108,11 @@ final class HistoryRun {
             afterSteps.add(records);
         }
         finish();
+    }
+
+    /** The settings the history was decided under. */
+    EngineSettings settings() {
+        return settings;
     }
 
     /** Where in the log (how many records before it) the step leaves it; 0 before the first step. */
@@ -131,7 +143,7 @@ final class HistoryRun {
 
     private void start(PartitionState state) {
         current = new ArrayList<>();
-        segments.add(new Segment(Checkpoint.of(state, SETTINGS), current));
+        segments.add(new Segment(Checkpoint.of(state, settings), current));
         driver = PartitionDriver.worker(machine, state, TOPIC, 0).observe(this::observe);
     }
 
@@ -140,7 +152,17 @@ final class HistoryRun {
         current.add(new Applied(record, step));
         Set<String> pending = new TreeSet<>(driver.dueResources());
         driver.inFlight().forEach(handOver -> pending.add(handOver.resource()));
-        observed.check(record, Optional.ofNullable(commands.get(record.offset())), step, pending);
+        observed.check(record, Optional.ofNullable(commands.get(record.offset())), step, pending, timeOf(record));
+    }
+
+    /**
+     * The record's place in time, as the partition's clock after it says: the oracle checks the
+     * rules at the engine's time, and that this time never shortens a lease ({@link Observed#LASTS}).
+     */
+    private Now timeOf(Inbound record) {
+        Instant passed = driver.state().position().clock();
+        return settings.timekeeping() instanceof Timekeeping.Anchored anchored && !record.headers().has(Tick.HEADER)
+                ? new Now(passed, passed.plus(anchored.slack())) : Now.at(passed);
     }
 
     private void perform(Action action) {
@@ -225,10 +247,11 @@ final class HistoryRun {
     /** The worker goes on after lost records from the state it had, with the position past them: quarantined. */
     private void loseRecords(int count) {
         driver.lose();
-        Checkpoint at = Checkpoint.of(driver.state(), SETTINGS);
+        Checkpoint at = Checkpoint.of(driver.state(), settings);
         PartitionPosition after = at.position().afterLoss(at.position().nextOffset() + count);
         observed.recordsLost();
         start(new Checkpoint(after, at.leases(), at.requests(), at.waiters()).state());
+        driver.reached(now);
     }
 
     private void finish() {

@@ -4,6 +4,7 @@ import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Holders;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
 import java.time.Duration;
@@ -103,8 +104,8 @@ final class Holdings {
      * Why the rules refuse the acquire outright: another share than the owner holds, or another
      * limit than the resource's shared holders or shared waiters have.
      */
-    Optional<String> invalid(Command.Acquire acquire, Instant now) {
-        if (Arbiter.decide(acquire, live(acquire.resource(), now), now, Long.MAX_VALUE).verdict()
+    Optional<String> invalid(Command.Acquire acquire, Now now) {
+        if (Arbiter.decide(acquire, live(acquire.resource(), now.passed()), now, Long.MAX_VALUE).verdict()
                 instanceof Verdict.Invalid invalid) {
             return Optional.of(invalid.problem().detail());
         }
@@ -115,11 +116,11 @@ final class Holdings {
     }
 
     /** The lease the rules grant the first waiter now, if they grant it one. */
-    Optional<Lease> grantable(Waiting first, Instant now) {
-        if (heldBy(first.acquire().resource(), first.owner(), now).isPresent()) {
+    Optional<Lease> grantable(Waiting first, Now now) {
+        if (heldBy(first.acquire().resource(), first.owner(), now.passed()).isPresent()) {
             return Optional.empty();
         }
-        return Arbiter.decide(first.asGranted(), live(first.acquire().resource(), now), now, Long.MAX_VALUE)
+        return Arbiter.decide(first.asGranted(), live(first.acquire().resource(), now.passed()), now, Long.MAX_VALUE)
                 .verdict() instanceof Verdict.Acquired acquired ? Optional.of(acquired.lease()) : Optional.empty();
     }
 

@@ -3,6 +3,7 @@ package dev.lockstep.engine.histories;
 import dev.lockstep.core.Command;
 import dev.lockstep.core.Arbiter;
 import dev.lockstep.core.Lease;
+import dev.lockstep.core.Now;
 import dev.lockstep.core.Verdict;
 import dev.lockstep.core.WaitEnd;
 import dev.lockstep.engine.Inbound;
@@ -41,6 +42,7 @@ final class Observed {
     static final String CANCELLATION = "a cancellation releases only the lease its own acquire granted";
     static final String QUARANTINE = "nothing granted during a quarantine";
     static final String RULES = "answers follow the lock rules";
+    static final String LASTS = "a lease lasts its TTL of log time, and a waiter waited no less than it is told";
 
     /** A request as its replies left it: its command, and once decided, the bytes it was answered with. */
     private record Request(Command command, Optional<byte[]> reply, Optional<Long> granted) {
@@ -52,6 +54,10 @@ final class Observed {
     private Instant clock = Instant.EPOCH;
     private boolean lost;
     private Optional<Instant> quarantinedUntil = Optional.empty();
+    /** Each live lease (resource/token): the log time before which it may not end, from its latest start. */
+    private final Map<String, Instant> mustLast = new HashMap<>();
+    /** Each waiting acquire: the log-append time of its record. */
+    private final Map<String, Instant> queuedAt = new HashMap<>();
 
     Observed(Duration maxTtl) {
         this.maxTtl = maxTtl;
@@ -70,11 +76,11 @@ final class Observed {
      * One record and what it published; {@code command} is the producer's (none for a tick or a
      * hand-over); {@code pending} the resources a hand-over is on its way to or due for.
      */
-    void check(Inbound record, Optional<Command> command, Step step, Set<String> pending) {
-        Instant now = record.logAppendTime().map(t -> t.isAfter(clock) ? t : clock).orElse(clock);
+    void check(Inbound record, Optional<Command> command, Step step, Set<String> pending, Now time) {
+        Instant now = time.passed();
         clock = now;
         if (lost) {
-            quarantinedUntil = Optional.of(now.plus(maxTtl));
+            quarantinedUntil = Optional.of(time.from().plus(maxTtl));
             lost = false;
         }
         boolean quarantined = quarantinedUntil.filter(now::isBefore).isPresent();
@@ -88,27 +94,57 @@ final class Observed {
             holdings.leave(ended);
             reply(expected.deferred(ended.requestId(), WaitEnd.WAIT_EXPIRED), ended);
         }
-        command.ifPresent(c -> new Decision(this, expected, record.offset(), now, quarantined).decide(c));
+        command.ifPresent(c -> new Decision(this, expected, record.offset(), time, quarantined).decide(c));
         for (Outbound.ReplyRecord grant : expected.grants()) {
-            handedOver(grant, expected, now, quarantined);
+            handedOver(grant, expected, time, quarantined);
         }
         expected.vacancies(resource -> holdings.live(resource, now).leases().isEmpty());
         expected.verify();
         holdings.checkExclusion(now);
-        stranded(now, quarantined, pending);
+        stranded(time, quarantined, pending);
+        lasted(record, step, time);
+    }
+
+    /**
+     * Log time here is real time (the driver's ticker measures by it): whatever the partition's
+     * time did, a lease ends no sooner than its TTL after the record that last started it, and a
+     * waiter is never told it waited longer than the log time between its acquire and its grant.
+     */
+    private void lasted(Inbound record, Step step, Now time) {
+        Instant log = record.logAppendTime().orElse(Instant.MIN);
+        for (LeaseEvent event : step.events().stream().map(e -> EventCodec.decode(e.value())).toList()) {
+            String key = event.resource() + "/" + event.fencingToken();
+            switch (event.kind()) {
+                case GRANTED, TAKEN_OVER, EXTENDED -> mustLast.put(key,
+                        log.plus(Duration.between(time.from(), event.expiresAt().orElseThrow())));
+                case EXPIRED -> Violation.check(!log.isBefore(mustLast.getOrDefault(key, Instant.MIN)), LASTS,
+                        key + " expired at log time " + log + ", before " + mustLast.get(key));
+                case QUEUED -> queuedAt.put(event.requestId().orElseThrow(), log);
+                default -> { }
+            }
+        }
+        for (Outbound.ReplyRecord reply : step.deferred()) {
+            if (verdict(reply) instanceof Verdict.Acquired acquired && acquired.waited().isPresent()) {
+                Instant queued = queuedAt.getOrDefault(reply.requestId(), Instant.MIN);
+                Violation.check(!queued.plus(acquired.waited().get()).isAfter(log), LASTS, reply.requestId()
+                        + " told it waited " + acquired.waited().get() + ", but it queued at " + queued
+                        + " and was granted at " + log);
+            }
+        }
     }
 
     /**
      * The first waiter of each resource, granted by the rules now or held by its owner by now (its
      * turn: an extension), must have a hand-over on its way.
      */
-    private void stranded(Instant now, boolean quarantined, Set<String> pending) {
+    private void stranded(Now time, boolean quarantined, Set<String> pending) {
+        Instant now = time.passed();
         if (quarantined) {
             return;
         }
         for (String resource : holdings.queuedResources()) {
             Holdings.Waiting first = holdings.queue(resource).get(0);
-            boolean decidable = holdings.grantable(first, now).isPresent()
+            boolean decidable = holdings.grantable(first, time).isPresent()
                     || holdings.heldBy(resource, first.owner(), now).isPresent();
             Violation.check(!decidable || pending.contains(resource), STRANDED,
                     first.requestId() + " of " + first.owner() + " waits first for " + resource + " at " + now
@@ -118,7 +154,8 @@ final class Observed {
     }
 
     /** A waiter granted by this record: the first in its queue, granted what the rules grant it. */
-    private void handedOver(Outbound.ReplyRecord reply, Expected expected, Instant now, boolean quarantined) {
+    private void handedOver(Outbound.ReplyRecord reply, Expected expected, Now time, boolean quarantined) {
+        Instant now = time.passed();
         Optional<Holdings.Waiting> waiting = holdings.waiting(reply.requestId());
         Violation.check(waiting.isPresent(), ONE_REPLY, "a grant to " + reply.requestId() + ", which does not wait");
         Holdings.Waiting granted = waiting.get();
@@ -129,13 +166,13 @@ final class Observed {
                 + resource + " before " + holdings.queue(resource).get(0).requestId() + ", which queued first");
         Optional<Lease> held = holdings.heldBy(resource, granted.owner(), now);
         if (held.isPresent()) {
-            holderTurn(reply, granted, held.get(), expected, now);
+            holderTurn(reply, granted, held.get(), expected, time);
             return;
         }
         Violation.check(verdict(reply) instanceof Verdict.Acquired, RULES, granted.requestId() + " answered "
                 + Expected.text(reply) + " at its turn, where the rules grant it a lease or nothing yet");
         Lease lease = ((Verdict.Acquired) verdict(reply)).lease();
-        Optional<Lease> rules = holdings.grantable(granted, now);
+        Optional<Lease> rules = holdings.grantable(granted, time);
         Violation.check(rules.isPresent(), RULES, granted.requestId() + " granted " + lease + " at " + now
                 + " though the rules grant it nothing beside " + holdings.live(resource, now).leases());
         Violation.check(sameButToken(rules.get(), lease), RULES, granted.requestId() + " granted " + lease
@@ -154,8 +191,9 @@ final class Observed {
      * token, or {@code invalid} for another share; it grants nothing.
      */
     private void holderTurn(Outbound.ReplyRecord reply, Holdings.Waiting waiter, Lease held, Expected expected,
-            Instant now) {
-        Verdict rules = Arbiter.decide(waiter.asGranted(), holdings.live(held.resource(), now), now, Long.MAX_VALUE)
+            Now now) {
+        Verdict rules = Arbiter.decide(waiter.asGranted(), holdings.live(held.resource(), now.passed()), now,
+                Long.MAX_VALUE)
                 .verdict();
         Verdict answered = verdict(reply);
         if (rules instanceof Verdict.Acquired extended) {

@@ -34,7 +34,7 @@ final class Shrinker {
     /** How the case fails, if it does; the run, to {@code passed}, if it does not. */
     static Optional<Violation> failure(Generated generated, Consumer<HistoryRun> passed) {
         try {
-            HistoryRun run = HistoryRun.run(generated.actions());
+            HistoryRun run = HistoryRun.run(generated.actions(), generated.settings());
             Ways.check(run, generated);
             passed.accept(run);
             return Optional.empty();

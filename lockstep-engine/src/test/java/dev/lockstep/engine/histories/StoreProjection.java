@@ -58,7 +58,7 @@ final class StoreProjection {
         long first = records.get(0).offset();
         Set<String> resources = batch.resourcesFrom(position.nextOffset());
         Instant endingAfter = position.clock();
-        Instant endingBy = batch.latestTimeFrom(position.nextOffset()).orElse(endingAfter);
+        Instant endingBy = batch.reachableFrom(position);
         Set<String> requestIds = batch.requestIds();
         // WaiterRows.SELECT: every queue when the batch may end a quarantine; else the whole queues of
         // the batch's resources, of those with a lease ending within its time and of those with a

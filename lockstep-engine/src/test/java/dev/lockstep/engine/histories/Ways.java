@@ -28,14 +28,16 @@ final class Ways {
 
     static final String SAME = "the same result every way";
 
-    private final PartitionMachine machine = new PartitionMachine(HistoryRun.SETTINGS);
-    private final EngineSettings settings = HistoryRun.SETTINGS;
+    private final PartitionMachine machine;
+    private final EngineSettings settings;
     private final Generated generated;
     private final HistoryRun run;
 
     private Ways(Generated generated, HistoryRun run) {
         this.generated = generated;
         this.run = run;
+        this.settings = run.settings();
+        this.machine = new PartitionMachine(settings);
     }
 
     /** The record of the segment the step leaves the log at: clamped to the segment. */
