@@ -192,9 +192,10 @@ class ReplayIT {
         }
         assertThat(appended).as("commands appended while the replay ran").isTrue();
         assertThat(report.divergences()).isEmpty();
-        assertThat(report.unverifiable()).isEmpty();
-        // Judged as any: the holder's acquire, the waiter's, a status; the release and the tick appended meanwhile.
-        assertThat(report.records()).isEqualTo(5);
+        // The worker ticks while a lease may be live, so its rows may be a tick behind the log's end.
+        assertThat(report.unverifiable()).allMatch(note -> note.contains("a worker is running"));
+        // Judged as any: the holder's acquire, the waiter's, a status; the release and the ticks appended meanwhile.
+        assertThat(report.records()).isGreaterThanOrEqualTo(5);
         assertThat(report.repliesCompared()).as("acquire, status, release, the waiter's grant").isEqualTo(4);
         assertThat(report.eventsCompared()).as("granted, queued, released, granted, expired").isEqualTo(5);
     }

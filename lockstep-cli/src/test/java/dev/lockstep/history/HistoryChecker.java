@@ -9,6 +9,7 @@ import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.ReplyDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,8 +66,16 @@ public final class HistoryChecker {
         }
     }
 
-    /** One lease of a resource as the replies told it. */
-    public record SeenLease(String owner, long fencingToken, Instant from, Instant until) {
+    /**
+     * One lease of a resource as the replies told it: from the log time it was decided until its
+     * TTL ran out or it was released, in log time; {@code dated} is the instant its grant named, in
+     * the partition's time (what events and the audit say).
+     */
+    public record SeenLease(String owner, long fencingToken, Instant from, Instant until, Instant dated) {
+
+        public SeenLease(String owner, long fencingToken, Instant from, Instant until) {
+            this(owner, fencingToken, from, until, from);
+        }
     }
 
     /**
@@ -93,13 +102,25 @@ public final class HistoryChecker {
         checkEachRequestAnsweredOneWay(history, violations);
         Map<String, LeaseTimeline> timelines = timelines(history, first);
         timelines.values().forEach(t -> violations.addAll(t.violations()));
-        violations.addAll(QueueOrder.violations(history, first));
+        violations.addAll(QueueOrder.violations(history, first, logTimes(history)));
         checkGrantsPublishTheirValues(history, first, violations);
         Map<String, List<SeenLease>> seen = new TreeMap<>();
         timelines.forEach((resource, timeline) -> seen.put(resource, timeline.leases()));
         violations.addAll(Beliefs.violations(seen, history.beliefs()));
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
         return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
+    }
+
+    /** Each record's log time, never earlier than an earlier record's of its partition, by partition and offset. */
+    static Map<Integer, Map<Long, Instant>> logTimes(History history) {
+        Map<Integer, Map<Long, Instant>> times = new HashMap<>();
+        Map<Integer, Instant> clocks = new HashMap<>();
+        history.log().stream()
+                .sorted(Comparator.comparingInt(LoggedRecord::partition).thenComparingLong(LoggedRecord::offset))
+                .forEach(record -> times.computeIfAbsent(record.partition(), p -> new HashMap<>()).put(record.offset(),
+                        clocks.merge(record.partition(), record.logAppendTime(),
+                                (previous, time) -> time.isBefore(previous) ? previous : time)));
+        return times;
     }
 
     /** Each request ID's first record that a reply can answer, in partition and offset order. */
@@ -163,25 +184,43 @@ public final class HistoryChecker {
         });
     }
 
-    /** A request's reply, placed where it was decided. */
-    private record Decided(Observed observed, Verdict verdict) {
-
-        /**
-         * When it was decided: its record's log time, or for an acquire that waited in a queue the
-         * later instant its turn came (its record's time plus the {@code waited_ms} its reply says:
-         * a grant starts its lease then, an owner's second acquire extends the lease it holds then).
-         */
-        Instant at() {
-            if (verdict instanceof Verdict.Acquired acquired && acquired.waited().isPresent()) {
-                return observed.now().plus(acquired.waited().get());
-            }
-            return waited() ? ((Verdict.Acquired) verdict).lease().acquiredAt() : observed.now();
+    /** The TTL a command asks for: an acquire's or a renew's. */
+    private static Optional<Duration> ttlOf(Command command) {
+        if (command instanceof Command.Acquire acquire) {
+            return Optional.of(acquire.ttl());
         }
+        return command instanceof Command.Renew renew ? Optional.of(renew.ttl()) : Optional.empty();
+    }
 
+    /**
+     * A request's reply, placed where it was decided: its record's log time, or for an acquire
+     * that waited in a queue the later instant its turn came (a grant starts its lease then, an
+     * owner's second acquire extends the lease it holds then).
+     */
+    private record Decided(Observed observed, Verdict verdict, Instant at) {
+
+        /** A waiter's grant says how long it waited; the instants a lease names are not log time. */
         boolean waited() {
-            return verdict instanceof Verdict.Acquired a
-                    && (a.waited().isPresent() || a.lease().acquiredAt().isAfter(observed.now()));
+            return verdict instanceof Verdict.Acquired a && a.waited().isPresent();
         }
+    }
+
+    /**
+     * When a reply was decided, in log time. A waiter's turn came at its record's time plus the
+     * {@code waited_ms} its reply says, which a worker keeping time at its ticks understates; a
+     * new lease's token names the record that granted it (tokens are offsets plus one, from a
+     * base of 0 on a topic's first incarnation), whose log time is exact when that record is
+     * later than the acquire's own.
+     */
+    static Instant decidedAt(Observed observed, Verdict verdict, Map<Integer, Map<Long, Instant>> times) {
+        if (!(verdict instanceof Verdict.Acquired acquired) || acquired.waited().isEmpty()) {
+            return observed.now();
+        }
+        Instant at = observed.now().plus(acquired.waited().get());
+        long granting = acquired.lease().fencingToken() - 1;
+        Instant logged = granting > observed.record().offset()
+                ? times.getOrDefault(observed.record().partition(), Map.of()).get(granting) : null;
+        return logged != null && logged.isAfter(at) ? logged : at;
     }
 
     /**
@@ -189,6 +228,7 @@ public final class HistoryChecker {
      * resource was handed to it, after what freed it at that instant.
      */
     private static Map<String, LeaseTimeline> timelines(History history, Map<String, Observed> first) {
+        Map<Integer, Map<Long, Instant>> times = logTimes(history);
         List<Decided> decided = new ArrayList<>();
         for (Observed observed : first.values()) {
             history.replies().getOrDefault(observed.requestId(), List.of()).stream()
@@ -196,7 +236,7 @@ public final class HistoryChecker {
                     .flatMap(Optional::stream)
                     .filter(r -> r.reply().outcome() != Outcome.INVALID)
                     .findFirst()
-                    .ifPresent(r -> decided.add(new Decided(observed, r.reply())));
+                    .ifPresent(r -> decided.add(new Decided(observed, r.reply(), decidedAt(observed, r.reply(), times))));
         }
         decided.sort(Comparator.comparing(Decided::at).thenComparing(Decided::waited)
                 .thenComparingInt(d -> d.observed().record().partition())
@@ -209,9 +249,11 @@ public final class HistoryChecker {
             Optional<Share> asked = DECODER.decode(d.observed().record().key(), d.observed().record().value())
                     instanceof ParsedCommand.Valid valid && valid.command() instanceof Command.Acquire acquire
                     ? Optional.of(acquire.share()) : Optional.empty();
+            Optional<Duration> ttl = DECODER.decode(d.observed().record().key(), d.observed().record().value())
+                    instanceof ParsedCommand.Valid valid ? ttlOf(valid.command()) : Optional.empty();
             timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
                     d.waited(), release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
-                            .orElse(OptionalLong.empty()), asked);
+                            .orElse(OptionalLong.empty()), asked, d.at(), ttl);
         });
         return timelines;
     }

@@ -3,6 +3,8 @@ package dev.lockstep.history;
 import dev.lockstep.core.Lease;
 import dev.lockstep.core.Share;
 import dev.lockstep.core.Verdict;
+import dev.lockstep.engine.Timekeeping;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,6 +19,11 @@ import java.util.OptionalLong;
  * token's grant, the expiry the latest reply set for it, and when it was released. Built
  * from what clients were told, so that a worker which told two owners they hold the lock at
  * once is caught even if the two replies are each plausible on their own.
+ *
+ * <p>Judged in log time, which here stands for real time: a lease runs from the log time of the
+ * record that decided it for the TTL its command asked, as a client may take it to; the instants
+ * a reply names are the partition's time, which a worker keeping time at its ticks dates later
+ * (docs/protocol.md, "Time"), so they order one token's replies but are not compared with log time.
  */
 final class LeaseTimeline {
 
@@ -29,15 +36,19 @@ final class LeaseTimeline {
         final boolean granted;
         /** Whether a waiter's reply was seen for it: its grant, decided at its turn. */
         boolean byWaiter;
+        /** The log time it was decided. */
+        final Instant start;
+        /** The log time its TTL runs out, from the latest reply that set it. */
         Instant expiresAt;
         Instant releasedAt = Instant.MAX;
 
-        Grant(Lease first, String requestId, LoggedRecord record, boolean granted) {
+        Grant(Lease first, String requestId, LoggedRecord record, boolean granted, Instant start, Instant expiresAt) {
             this.first = first;
             this.requestId = requestId;
             this.record = record;
             this.granted = granted;
-            this.expiresAt = first.expiresAt();
+            this.start = start;
+            this.expiresAt = expiresAt;
         }
 
         /** A lease runs from its grant to the earliest of its expiry and its release. */
@@ -48,7 +59,7 @@ final class LeaseTimeline {
         @Override
         public String toString() {
             return "token " + first.fencingToken() + (first.share().exclusive() ? "" : " permit " + first.permit())
-                    + " (owner " + first.owner() + ", granted " + first.acquiredAt()
+                    + " (owner " + first.owner() + ", granted " + start
                     + " by request " + requestId + " at " + record.position() + ", ends " + end() + ")";
         }
     }
@@ -56,6 +67,12 @@ final class LeaseTimeline {
     /** A release a client was told succeeded: by its owner, at its log time (with the token it named, if any). */
     private record Release(String owner, OptionalLong token, Instant at) {
     }
+
+    /**
+     * How much later than a tick's grant a grant by a record between ticks is dated at one
+     * partition time (the slack a worker records): a later token may name an earlier instant by this.
+     */
+    private static final Duration DATING = Timekeeping.DEFAULT_SLACK;
 
     private final String resource;
     /** A lease: its token, which is its own (every grant has a token of its own, a shared one too). */
@@ -79,19 +96,23 @@ final class LeaseTimeline {
      * matched to the lease its owner held then once every reply is in, since a waiter's grant is
      * decided by a later record than its own.
      */
-    /** @param asked for an acquire, the share it asked for: a lease of another is a violation */
+    /**
+     * @param asked for an acquire, the share it asked for: a lease of another is a violation
+     * @param at the log time the reply was decided
+     * @param ttl the TTL the command asked for (an acquire's, a renew's)
+     */
     void observe(HistoryChecker.Observed applied, Verdict reply, boolean waited, Optional<String> releasedBy,
-            OptionalLong token, Optional<Share> asked) {
+            OptionalLong token, Optional<Share> asked, Instant at, Optional<Duration> ttl) {
         if (reply instanceof Verdict.Acquired a) {
             if (asked.isPresent() && !asked.get().equals(a.lease().share())) {
                 violations.add(resource + ": request " + applied.requestId() + " at " + applied.record().position()
                         + " asked for " + asked.get() + " and was granted " + a.lease());
             }
-            lease(applied, a.lease(), true, waited);
+            lease(applied, a.lease(), true, waited, at, ttl);
         } else if (reply instanceof Verdict.Renewed r) {
-            lease(applied, r.lease(), false, false);
+            lease(applied, r.lease(), false, false, at, ttl);
         } else if (reply instanceof Verdict.Locked l) {
-            lease(applied, l.lease(), false, false);
+            lease(applied, l.lease(), false, false, at, Optional.empty());
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
             releases.add(new Release(releasedBy.get(), token, applied.now()));
         }
@@ -102,7 +123,10 @@ final class LeaseTimeline {
      * @param waited whether it is a waiter's, granted by a later record than its own: then its
      *     grant, which came before every other reply of its token in the log
      */
-    private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant, boolean waited) {
+    private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant, boolean waited, Instant at,
+            Optional<Duration> ttl) {
+        // A status reply shows a lease without setting its end: it moves no expiry.
+        Optional<Instant> end = ttl.map(at::plus);
         Grant known = byToken.get(Key.of(lease));
         if (known != null && known.first.permit() != lease.permit()) {
             violations.add(resource + ": two grants share a token: " + known + ", and permit " + lease.permit()
@@ -126,18 +150,17 @@ final class LeaseTimeline {
                 // A waiter's grant, decided by a record at the same log time as a renew of it, or
                 // its owner's extending acquire, observed first (sorted before waiters' grants at
                 // one instant): those came after it in the log, and the expiry they set stands.
-                Grant granted = new Grant(lease, applied.requestId(), applied.record(), true);
-                granted.expiresAt = known.expiresAt;
+                Grant granted = new Grant(lease, applied.requestId(), applied.record(), true, at, known.expiresAt);
                 granted.byWaiter = waited;
                 byToken.put(Key.of(lease), granted);
                 return;
             }
             // A renew, a same-owner re-acquire, or the turn of that owner's next waiter (after the
             // waiter's grant, in queue order) sets the expiry anew, shorter or longer.
-            known.expiresAt = lease.expiresAt();
+            end.ifPresent(e -> known.expiresAt = e);
             return;
         }
-        Grant first = new Grant(lease, applied.requestId(), applied.record(), grant);
+        Grant first = new Grant(lease, applied.requestId(), applied.record(), grant, at, end.orElse(Instant.MAX));
         first.byWaiter = waited;
         byToken.put(Key.of(lease), first);
     }
@@ -153,7 +176,7 @@ final class LeaseTimeline {
         releases.stream().sorted(Comparator.comparing(Release::at)).forEach(release -> grants.stream()
                 .filter(grant -> grant.first.owner().equals(release.owner())
                         && (release.token().isEmpty() || release.token().getAsLong() == grant.first.fencingToken())
-                        && !grant.first.acquiredAt().isAfter(release.at()) && release.at().isBefore(grant.end()))
+                        && !grant.start.isAfter(release.at()) && release.at().isBefore(grant.end()))
                 .findFirst().ifPresent(grant -> grant.releasedAt = release.at()));
         return grants;
     }
@@ -169,11 +192,11 @@ final class LeaseTimeline {
         List<Grant> live = new ArrayList<>();
         for (int i = 0; i < grants.size(); i++) {
             Grant next = grants.get(i);
-            if (i > 0 && next.first.acquiredAt().isBefore(grants.get(i - 1).first.acquiredAt())) {
+            if (i > 0 && next.first.acquiredAt().plus(DATING).isBefore(grants.get(i - 1).first.acquiredAt())) {
                 all.add(resource + ": fencing token did not grow: " + grants.get(i - 1) + " was followed by " + next);
                 continue;
             }
-            Instant start = next.first.acquiredAt();
+            Instant start = next.start;
             live.removeIf(held -> !start.isBefore(held.end()));
             Share share = next.first.share();
             for (Grant held : live) {
@@ -199,6 +222,6 @@ final class LeaseTimeline {
     /** Each lease as the replies told it: owner, token, from its grant to its end. */
     List<HistoryChecker.SeenLease> leases() {
         return grants().stream().map(g -> new HistoryChecker.SeenLease(g.first.owner(), g.first.fencingToken(),
-                g.first.acquiredAt(), g.end())).toList();
+                g.start, g.end(), g.first.acquiredAt())).toList();
     }
 }

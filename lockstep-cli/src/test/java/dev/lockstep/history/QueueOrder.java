@@ -57,7 +57,9 @@ final class QueueOrder {
     private QueueOrder() {
     }
 
-    static List<String> violations(History history, Map<String, HistoryChecker.Observed> first) {
+    /** @param times each record's log time, by partition and offset */
+    static List<String> violations(History history, Map<String, HistoryChecker.Observed> first,
+            Map<Integer, Map<Long, Instant>> times) {
         Map<String, List<Asked>> byResource = new TreeMap<>();
         first.values().forEach(observed -> {
             if (DECODER.decode(observed.record().key(), observed.record().value()) instanceof ParsedCommand.Valid valid
@@ -74,7 +76,7 @@ final class QueueOrder {
             asked.sort(Comparator.comparingLong(a -> a.observed().record().offset()));
             Granted granted = new Granted(asked);
             grantedInLogOrder(resource, asked, granted, violations);
-            nobodyPassedAWaiter(resource, asked, granted, violations);
+            nobodyPassedAWaiter(resource, asked, granted, violations, times);
         });
         return violations;
     }
@@ -103,10 +105,12 @@ final class QueueOrder {
 
     /**
      * A waiter told its wait ended was still waiting until its end: no other owner's acquire of a
-     * later record was granted a new lease before that.
+     * later record was granted a new lease before that. Judged in log time, which stands for real
+     * time here: a wait lasts at least its {@code wait_ms} of it from its record (a worker keeping
+     * time at its ticks ends it no sooner), and a grant came at the log time of its record.
      */
     private static void nobodyPassedAWaiter(String resource, List<Asked> asked, Granted granted,
-            List<String> violations) {
+            List<String> violations, Map<Integer, Map<Long, Instant>> times) {
         for (int i = 0; i < asked.size(); i++) {
             Asked waiter = asked.get(i);
             boolean waitEnded = waiter.verdict().filter(Verdict.NotAcquired.class::isInstance)
@@ -117,12 +121,12 @@ final class QueueOrder {
             }
             for (Asked later : asked.subList(i + 1, asked.size())) {
                 Optional<Verdict.Acquired> lease = granted.granted(later);
+                Instant at = lease.map(a -> HistoryChecker.decidedAt(later.observed(), a, times)).orElse(Instant.MIN);
                 if (lease.isPresent() && !lease.get().lease().isOwnedBy(waiter.acquire().owner())
-                        && !lease.get().lease().acquiredAt().isBefore(waiter.observed().now())
-                        && lease.get().lease().acquiredAt().isBefore(waiter.deadline())) {
+                        && !at.isBefore(waiter.observed().now()) && at.isBefore(waiter.deadline())) {
                     violations.add("on " + resource + ", " + later.observed().requestId() + " (at "
                             + later.observed().record().position() + ") was granted at "
-                            + lease.get().lease().acquiredAt() + " while " + waiter.observed().requestId()
+                            + at + " while " + waiter.observed().requestId()
                             + ", queued before it, still waited (until " + waiter.deadline()
                             + ", then told wait_expired)");
                 }

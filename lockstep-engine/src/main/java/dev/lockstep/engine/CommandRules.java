@@ -201,7 +201,9 @@ final class CommandRules {
         if (verdict instanceof Verdict.Released) {
             state.remove(written);
             Optional<String> cancels = command instanceof Command.Release release ? release.cancels() : Optional.empty();
-            events.write(LeaseEvent.Kind.RELEASED, written, now.passed(), Optional.empty(), cancels);
+            // Said at the latest the release may be, as a grant at this record is dated: an audit's
+            // holds then follow one another, though the lease stopped counting as live at the earliest.
+            events.write(LeaseEvent.Kind.RELEASED, written, now.from(), Optional.empty(), cancels);
             return;
         }
         state.put(written);
