@@ -1,7 +1,7 @@
--- What a position holds beside its clock (docs/protocol.md, "Ticks"): the last tick applied, which
--- the next tick measures the time between them from, and the time up to which anything dated (a
--- lease, a wait, a quarantine) may still be live, so that the ticker leaves alone a partition where
--- nothing can end. Times are kept as the clock (last_now) is. NULL is "not known": rows from before
+-- What a position holds beside its clock (docs/protocol.md, "Time" and "Ticks"): the last tick
+-- applied, which the next tick measures the time between them from, and the time up to which
+-- anything dated (a lease, a quarantine) may still be live: the ticker leaves alone a partition
+-- where nothing can end, and its time catches up with the log's once past it. Times are kept as the clock (last_now) is. NULL is "not known": rows from before
 -- keep it, and the worker takes an unknown end as the longest TTL and wait after the clock; nothing
 -- is filled in here, as only the log could tell.
 ALTER TABLE partition_progress

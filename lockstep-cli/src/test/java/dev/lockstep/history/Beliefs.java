@@ -26,9 +26,15 @@ final class Beliefs {
     private Beliefs() {
     }
 
-    static List<String> violations(Map<String, List<HistoryChecker.SeenLease>> leases, List<Belief> beliefs) {
+    /**
+     * @param clocks whether the brokers' clocks kept real time: log times then stand for it, and a
+     *     belief must lie within its lease's log times; a skewed leader's do not, and only what
+     *     clocks cannot move is judged (the token was granted, to that owner; beliefs side by side)
+     */
+    static List<String> violations(Map<String, List<HistoryChecker.SeenLease>> leases, List<Belief> beliefs,
+            HistoryChecker.BrokerClocks clocks) {
         List<String> violations = new ArrayList<>();
-        beliefs.forEach(belief -> insideItsLease(belief, leases.getOrDefault(belief.resource(), List.of()))
+        beliefs.forEach(belief -> insideItsLease(belief, leases.getOrDefault(belief.resource(), List.of()), clocks)
                 .ifPresent(violations::add));
         Map<String, List<Belief>> byResource = new TreeMap<>();
         beliefs.forEach(belief -> byResource.computeIfAbsent(belief.resource(), r -> new ArrayList<>()).add(belief));
@@ -36,13 +42,16 @@ final class Beliefs {
         return violations;
     }
 
-    private static Optional<String> insideItsLease(Belief belief, List<HistoryChecker.SeenLease> leases) {
+    private static Optional<String> insideItsLease(Belief belief, List<HistoryChecker.SeenLease> leases,
+            HistoryChecker.BrokerClocks clocks) {
         Optional<HistoryChecker.SeenLease> lease = leases.stream()
                 .filter(seen -> seen.fencingToken() == belief.fencingToken()).findFirst();
         if (lease.isEmpty()) {
             return Optional.of(belief + ", but no reply granted that token");
         } else if (!lease.get().owner().equals(belief.owner())) {
             return Optional.of(belief + ", but that token was granted to " + lease.get().owner());
+        } else if (clocks == HistoryChecker.BrokerClocks.SKEWED) {
+            return Optional.empty();
         } else if (millis(belief.from()).isBefore(lease.get().from())) {
             return Optional.of(belief + ", " + Duration.between(belief.from(), lease.get().from()).toMillis()
                     + " ms before its lease was granted at " + lease.get().from());

@@ -20,10 +20,12 @@ import java.util.OptionalLong;
  * from what clients were told, so that a worker which told two owners they hold the lock at
  * once is caught even if the two replies are each plausible on their own.
  *
- * <p>Judged in log time, which here stands for real time: a lease runs from the log time of the
- * record that decided it for the TTL its command asked, as a client may take it to; the instants
- * a reply names are the partition's time, which a worker keeping time at its ticks dates later
- * (docs/protocol.md, "Time"), so they order one token's replies but are not compared with log time.
+ * <p>Overlaps are judged by the log and the partition's time (docs/protocol.md, "Time"), which no
+ * broker clock moves: a lease is over at a later grant when its owner's release came before that
+ * grant's record, or when the grant is dated at or after the lease's expiry (a grant's record has
+ * passed every end before the instant it dates from). The leases handed to the belief check run
+ * in log time, which stands for real time there: from the log time of the record that decided
+ * them for the TTL their command asked, as a client may take it to.
  */
 final class LeaseTimeline {
 
@@ -38,6 +40,12 @@ final class LeaseTimeline {
         boolean byWaiter;
         /** The log time it was decided. */
         final Instant start;
+        /** The offset of the record that granted it (its token's, or its acquire's when that is later). */
+        final long grantedAt;
+        /** Its expiry as the latest reply named it, in the partition's time. */
+        Instant dated;
+        /** The offset of the release that ended it. */
+        long releasedBy = Long.MAX_VALUE;
         /** The log time its TTL runs out, from the latest reply that set it. */
         Instant expiresAt;
         Instant releasedAt = Instant.MAX;
@@ -49,6 +57,14 @@ final class LeaseTimeline {
             this.granted = granted;
             this.start = start;
             this.expiresAt = expiresAt;
+            this.dated = first.expiresAt();
+            // Tokens are offsets plus one (from a base of 0 on a topic's first incarnation).
+            this.grantedAt = Math.max(record.offset(), first.fencingToken() - 1);
+        }
+
+        /** Whether it may still be held at {@code later}'s grant: not released before it, not expired by it. */
+        boolean heldAt(Grant later) {
+            return releasedBy > later.grantedAt && later.first.acquiredAt().isBefore(dated);
         }
 
         /** A lease runs from its grant to the earliest of its expiry and its release. */
@@ -64,8 +80,8 @@ final class LeaseTimeline {
         }
     }
 
-    /** A release a client was told succeeded: by its owner, at its log time (with the token it named, if any). */
-    private record Release(String owner, OptionalLong token, Instant at) {
+    /** A release a client was told succeeded: by its owner, at its log time and offset (with the token it named, if any). */
+    private record Release(String owner, OptionalLong token, Instant at, long offset) {
     }
 
     /**
@@ -114,7 +130,7 @@ final class LeaseTimeline {
         } else if (reply instanceof Verdict.Locked l) {
             lease(applied, l.lease(), false, false, at, Optional.empty());
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
-            releases.add(new Release(releasedBy.get(), token, applied.now()));
+            releases.add(new Release(releasedBy.get(), token, applied.now(), applied.record().offset()));
         }
     }
 
@@ -150,7 +166,10 @@ final class LeaseTimeline {
                 // A waiter's grant, decided by a record at the same log time as a renew of it, or
                 // its owner's extending acquire, observed first (sorted before waiters' grants at
                 // one instant): those came after it in the log, and the expiry they set stands.
-                Grant granted = new Grant(lease, applied.requestId(), applied.record(), true, at, known.expiresAt);
+                // A status reply seen first names no end in log time: the grant's own then stands.
+                Grant granted = new Grant(lease, applied.requestId(), applied.record(), true, at,
+                        known.expiresAt.equals(Instant.MAX) ? end.orElse(Instant.MAX) : known.expiresAt);
+                granted.dated = known.dated;
                 granted.byWaiter = waited;
                 byToken.put(Key.of(lease), granted);
                 return;
@@ -158,6 +177,7 @@ final class LeaseTimeline {
             // A renew, a same-owner re-acquire, or the turn of that owner's next waiter (after the
             // waiter's grant, in queue order) sets the expiry anew, shorter or longer.
             end.ifPresent(e -> known.expiresAt = e);
+            known.dated = lease.expiresAt();
             return;
         }
         Grant first = new Grant(lease, applied.requestId(), applied.record(), grant, at, end.orElse(Instant.MAX));
@@ -167,17 +187,24 @@ final class LeaseTimeline {
 
     /** The grants in token order, each release applied to the lease its owner held when it was released. */
     private List<Grant> grants() {
-        List<Grant> grants = byToken.values().stream().sorted(Comparator.comparingLong((Grant g) -> g.first.fencingToken())
+        List<Grant> grants = byToken.values().stream().sorted(Comparator.comparingLong((Grant g) -> g.grantedAt)
                 .thenComparingInt(g -> g.first.permit()))
                 .toList();
-        grants.forEach(grant -> grant.releasedAt = Instant.MAX);
-        // In time order, each to the earliest lease of its owner still held then: at the very record
-        // that releases one lease its owner may be handed the next from the queue.
-        releases.stream().sorted(Comparator.comparing(Release::at)).forEach(release -> grants.stream()
+        grants.forEach(grant -> {
+            grant.releasedAt = Instant.MAX;
+            grant.releasedBy = Long.MAX_VALUE;
+        });
+        // In log order, each to its owner's latest lease granted before it and not yet released (an
+        // owner holds one lease of a resource at a time; at the very record that releases one, its
+        // owner may be handed the next from the queue).
+        releases.stream().sorted(Comparator.comparingLong(Release::offset)).forEach(release -> grants.stream()
                 .filter(grant -> grant.first.owner().equals(release.owner())
                         && (release.token().isEmpty() || release.token().getAsLong() == grant.first.fencingToken())
-                        && !grant.start.isAfter(release.at()) && release.at().isBefore(grant.end()))
-                .findFirst().ifPresent(grant -> grant.releasedAt = release.at()));
+                        && grant.grantedAt < release.offset() && grant.releasedBy == Long.MAX_VALUE)
+                .reduce((earlier, later) -> later).ifPresent(grant -> {
+                    grant.releasedBy = release.offset();
+                    grant.releasedAt = release.at();
+                }));
         return grants;
     }
 
@@ -196,8 +223,7 @@ final class LeaseTimeline {
                 all.add(resource + ": fencing token did not grow: " + grants.get(i - 1) + " was followed by " + next);
                 continue;
             }
-            Instant start = next.start;
-            live.removeIf(held -> !start.isBefore(held.end()));
+            live.removeIf(held -> !held.heldAt(next));
             Share share = next.first.share();
             for (Grant held : live) {
                 if (share.exclusive() || held.first.share().exclusive()) {
@@ -207,7 +233,7 @@ final class LeaseTimeline {
                 }
             }
             if (!share.exclusive() && live.size() + 1 > share.limit()) {
-                all.add(resource + ": more holders than its limit of " + share.limit() + " at " + start + ": " + live
+                all.add(resource + ": more holders than its limit of " + share.limit() + " at " + next.start + ": " + live
                         + " and " + next);
             }
             live.add(next);

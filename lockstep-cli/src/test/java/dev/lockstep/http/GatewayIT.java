@@ -110,7 +110,7 @@ class GatewayIT {
         HttpResponse<String> held = acquire(resource, "worker-2", 30);
         assertProblem(held, 409, "urn:lockstep:problem:held");
         assertThat(held.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
-                seconds -> assertThat(seconds).isBetween(1L, 30L));
+                seconds -> assertThat(seconds).isBetween(1L, 31L)); // the TTL, and the half second a lease is dated late
 
         HttpResponse<String> waited = call("POST", lock(resource), "{\"owner\":\"worker-2\",\"ttl_seconds\":30,"
                 + "\"wait_seconds\":1}");
@@ -221,7 +221,7 @@ class GatewayIT {
 
         String expiring = fresh("expiring");
         long old = json(acquire(expiring, "a", 1)).path("lock").path("fencing_token").asLong();
-        Thread.sleep(1_500);
+        Thread.sleep(2_500); // a 1 s lease, dated half a second late, ends by then
         assertProblem(call("GET", lock(expiring), null), 404, "urn:lockstep:problem:not-found");
         assertProblem(call("POST", lock(expiring) + "/renew", "{\"owner\":\"a\",\"ttl_seconds\":30}"), 404,
                 "urn:lockstep:problem:not-found");
@@ -278,7 +278,7 @@ class GatewayIT {
         assertThat(call("GET", lock(fresh("never")), null).statusCode()).as("ATK-11 missing").isEqualTo(404);
         String brief = fresh("brief");
         acquire(brief, "a", 1);
-        Thread.sleep(1_500);
+        Thread.sleep(2_500); // a 1 s lease, dated half a second late, ends by then
         assertThat(call("GET", lock(brief), null).statusCode()).as("ATK-11 expired").isEqualTo(404);
         HttpResponse<String> stolen = acquire(brief, "attacker", 30);
         assertThat(stolen.statusCode()).as("ATK-03: an expired lock is anyone's, by design").isEqualTo(200);

@@ -35,13 +35,16 @@ class RecoveryIT {
 
     private static final String GROUP = "recovering";
 
+    /**
+     * The leases and stored replies. Not the partitions' offsets: the worker ticks while a lease
+     * is live, so they move on with ticks that change neither.
+     */
     private static String snapshot() throws Exception {
         StringBuilder rows = new StringBuilder();
         try (Connection c = env.jdbc(); Statement st = c.createStatement()) {
             for (String sql : List.of(
                     "SELECT resource, owner, fencing_token, acquired_at, expires_at FROM distributed_locks ORDER BY 1",
-                    "SELECT request_id, reply FROM request_log ORDER BY 1",
-                    "SELECT partition, next_offset FROM partition_progress ORDER BY 1")) {
+                    "SELECT request_id, reply FROM request_log ORDER BY 1")) {
                 try (ResultSet rs = st.executeQuery(sql)) {
                     while (rs.next()) {
                         for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {

@@ -20,8 +20,8 @@ import java.util.Optional;
  * @param tokenBase added to a granting record's offset (plus one) to make its token
  * @param quarantine set after records were lost; see {@link Quarantine}
  * @param lastTick the last tick applied, which the worker's next tick measures from
- * @param liveUntil no lease, wait or quarantine dated so far ends after this; empty when not
- *     known (state from before it was kept), taken then as the longest TTL and wait after the clock
+ * @param liveUntil no lease or quarantine dated so far ends after this; empty when not known
+ *     (state from before it was kept), taken then as the longest TTL and wait after the clock
  */
 public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine,
         Optional<TickMark> lastTick, Optional<Instant> liveUntil) {

@@ -165,7 +165,11 @@ public final class PartitionState {
         dated(lease.expiresAt());
     }
 
-    /** Something that ends at {@code end} was dated at the record being applied (a lease, a wait). */
+    /**
+     * A lease that ends at {@code end} was written at the record being applied. Waits are not
+     * counted: one waits only behind a live lease (or a quarantine), and its end matters no more
+     * once that lease has ended (it is granted then, or handed over).
+     */
     void dated(Instant end) {
         if (datedUntil.isEmpty() || end.isAfter(datedUntil.get())) {
             datedUntil = Optional.of(end);

@@ -21,7 +21,7 @@ import java.util.Optional;
  * time by the slack at most, and each later one by what the worker saw pass since the one before.
  *
  * <p>Time measured this way falls behind the log's while the worker is away (a tick of a new
- * worker measures nothing). It catches up when nothing dated is live: with no lease, wait or
+ * worker measures nothing). It catches up when nothing dated is live: with no lease or
  * quarantine to end, the clock moves to the record's log-append time, and nothing can end early.
  */
 final class PartitionTime {
@@ -60,7 +60,9 @@ final class PartitionTime {
             passed = passed.plus(advance(lastTick, record.offset(), log, measured.measured(), anchored.slack()));
             lastTick = Optional.of(new TickMark(record.offset(), log));
         }
-        if (position.quarantine().isEmpty() && !liveUntil.isAfter(passed) && log.isAfter(passed)) {
+        // Judged before this record moves time: at the record where the last lease ends, its
+        // waiters are granted with the time they waited measured, not caught up.
+        if (position.quarantine().isEmpty() && !liveUntil.isAfter(position.clock()) && log.isAfter(passed)) {
             passed = log;
         }
         Now now = tick ? Now.at(passed) : new Now(passed, passed.plus(anchored.slack()));

@@ -173,7 +173,6 @@ final class Queueing {
         }
         Waiter waiter = Waiter.of(acquire, apply, record.offset(), now.from());
         state.queues().join(waiter);
-        state.dated(waiter.deadline());
         events.waiting(LeaseEvent.Kind.QUEUED, waiter, now.from());
         return true;
     }

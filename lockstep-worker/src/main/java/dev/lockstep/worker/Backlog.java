@@ -41,6 +41,10 @@ final class Backlog {
         waiting.keySet().removeAll(partitions);
     }
 
+    boolean isEmpty() {
+        return waiting.isEmpty();
+    }
+
     void clear() {
         waiting.clear();
     }

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -60,6 +61,9 @@ public final class Worker implements AutoCloseable {
     private final Clock clock;
     private final Applying applying;
     private final Consumer<byte[], byte[]> consumer;
+    /** How long a stopping worker goes on applying its own last ticks. */
+    private static final Duration DRAIN = Duration.ofSeconds(3);
+
     private final Producer<byte[], byte[]> producer;
     private final Admin admin;
     private final OutboundPublisher publisher;
@@ -180,6 +184,7 @@ public final class Worker implements AutoCloseable {
             while (stopRequested.getCount() > 0) {
                 pollOnce();
             }
+            drain();
             backlog.clear();
             settle(pipeline.awaitAll());
             commits.commitAll();
@@ -234,6 +239,28 @@ public final class Worker implements AutoCloseable {
         }
         settle(pipeline.harvest());
         commits.flushIfDue();
+    }
+
+    /**
+     * On stop, the ticks this worker sent are applied too, up to the log's end as it stands once
+     * they are acknowledged (within {@link #DRAIN}): a stopped worker leaves no tick of its own
+     * unapplied, so its database stops where the log does.
+     */
+    private void drain() {
+        ticker.close();
+        try {
+            producer.flush();
+            Set<TopicPartition> mine = consumer.assignment().stream().filter(assignments::applicable)
+                    .collect(Collectors.toSet());
+            Map<TopicPartition, Long> ends = consumer.endOffsets(mine, DRAIN);
+            long deadline = System.nanoTime() + DRAIN.toNanos();
+            while (System.nanoTime() < deadline && (pipeline.isBusy() || !backlog.isEmpty()
+                    || ends.entrySet().stream().anyMatch(end -> consumer.position(end.getKey()) < end.getValue()))) {
+                pollOnce();
+            }
+        } catch (KafkaException e) {
+            LOG.info("stopping without applying this worker's last ticks: {}", e.getMessage());
+        }
     }
 
     /** Commits what was acknowledged, rewinds what failed, and resumes the partitions that are free. */
