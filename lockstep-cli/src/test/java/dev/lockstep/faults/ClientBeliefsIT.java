@@ -152,7 +152,7 @@ class ClientBeliefsIT {
                     run.closeGate("frozen-node");
                 }
             }
-            run.stopAndCheck(1 + rounds * FAULTS_PER_ROUND);
+            run.stopAndCheck(1 + rounds * FAULTS_PER_ROUND, workers);
         } finally {
             for (ChildWorker worker : workers) {
                 worker.close();

@@ -15,7 +15,7 @@ import java.util.Optional;
  * <p>Anchored, the partition's clock (what has passed) moves only at ticks. A tick that measured
  * from the last tick in the log moves it by the time the worker measured, never by more than
  * the broker's clock moved between the two ticks, and, when records came between them, never by
- * more than the slack; any other tick by the slack at most. A record between ticks is dated
+ * more than the slack; any other tick moves it not at all. A record between ticks is dated
  * {@code slack} after the clock. So what a record starts is dated no earlier than it happened, and
  * its end is reached no sooner than real time reaches it: the first tick after the record moves
  * time by the slack at most, and each later one by what the worker saw pass since the one before.
@@ -79,10 +79,13 @@ final class PartitionTime {
         if (broker.isNegative()) {
             return Duration.ZERO;
         }
-        boolean fromLast = measured.isPresent() && measured.get().prev() == last.get().offset();
+        if (measured.isEmpty() || measured.get().prev() != last.get().offset()) {
+            // Measured from nothing, or from another tick (another worker's, a lost one): no time
+            // is known to have passed since the last, which may have dated a lease at its own time.
+            return Duration.ZERO;
+        }
         boolean recordsBetween = offset - 1 != last.get().offset();
-        Duration bound = fromLast && !recordsBetween ? broker : shorter(broker, slack);
-        return fromLast ? shorter(measured.get().elapsed(), bound) : bound;
+        return shorter(measured.get().elapsed(), recordsBetween ? shorter(broker, slack) : broker);
     }
 
     private static Duration shorter(Duration a, Duration b) {

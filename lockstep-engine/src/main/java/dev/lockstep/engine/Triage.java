@@ -56,9 +56,9 @@ final class Triage {
 
     /**
      * A tick moves time on by what it measured, never faster than the broker's clock nor, after
-     * records that dated something, by more than the slack (see {@link PartitionTime}): one a
-     * producer wrote in the tick's shape can at most do what the worker's would. Any other record
-     * with the tick header is dead-lettered, never read as a command.
+     * other records, by more than the slack (see {@link PartitionTime}): one a producer wrote in
+     * the tick's shape moves it no faster than the broker's clock. Any other record with the tick
+     * header is dead-lettered, never read as a command.
      */
     private static Triaged tick(Inbound record) {
         Tick.Read read = Tick.read(record.key(), record.value(), record.headers().lastValue(Tick.HEADER).orElse(null),

@@ -123,18 +123,24 @@ class AnchoredTimeTest {
     }
 
     @Test
-    void aTickOfAnotherWorkerMeasuresNothingAndMovesTimeByTheSlackAtMost() {
+    void aTickOfAnotherWorkerOrOneMeasuredFromAnotherTickMovesTimeNotAtAll() {
         tick(T0, Duration.ZERO);
         tick(T0.plusMillis(250), Duration.ofMillis(250));
         acquireAt("a", "holder", 10, T0.plusMillis(300));
         Instant clock = state.position().clock();
+        long mine = ownTick;
         ownTick = -1;
 
         tick(T0.plusSeconds(20), Duration.ZERO);
+        assertThat(state.position().clock()).as("a new worker's first tick").isEqualTo(clock);
+        ownTick = mine;
+        tick(T0.plusSeconds(21), Duration.ofSeconds(20));
+        assertThat(state.position().clock()).as("a tick measured from one that is no longer the last").isEqualTo(clock);
 
-        assertThat(state.position().clock()).isEqualTo(clock.plus(SLACK));
-        assertThat(state.lease("job")).as("a new worker's first tick ends nothing").get()
-                .matches(lease -> lease.isLiveAt(state.position().clock()));
+        tick(T0.plusMillis(21_250), Duration.ofMillis(250));
+        assertThat(state.position().clock()).as("the next, measured from the last, moves it")
+                .isEqualTo(clock.plusMillis(250));
+        assertThat(state.lease("job")).get().matches(lease -> lease.isLiveAt(state.position().clock()));
     }
 
     @Test

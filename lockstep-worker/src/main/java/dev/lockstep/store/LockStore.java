@@ -68,10 +68,11 @@ public interface LockStore extends AutoCloseable {
 
     /**
      * The partitions of {@code topic} among {@code partitions} where something dated (a lease, a
-     * wait, a quarantine) may still be live at the partition's clock (log time): its live-until time
-     * is after the clock, or not known. Where nothing is, no tick can show an end.
+     * quarantine) may still be live at the partition's time: its live-until time is after its
+     * clock, or not known; each with its next offset (how far it was applied). Where nothing is,
+     * no tick can show an end.
      */
-    Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions);
+    Map<Integer, Long> partitionsWithTimeToKeep(String topic, Set<Integer> partitions);
 
     /** The resources of {@code topic} among {@code partitions} whose first waiter waits for a hand-over record. */
     List<DueHandOver> handOversDue(String topic, Collection<Integer> partitions);

@@ -275,7 +275,7 @@ public final class PostgresLockStore implements LockStore {
     }
 
     @Override
-    public Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
+    public Map<Integer, Long> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
         return TopicQueries.withTimeToKeep(dataSource, topic, partitions);
     }
 

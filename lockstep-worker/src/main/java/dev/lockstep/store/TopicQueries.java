@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -49,8 +48,8 @@ final class TopicQueries {
             + "AND (quarantine_until IS NULL OR quarantine_until > last_now) ORDER BY partition";
 
     // A live-until time not known (a row from before it was kept, V15) may hide anything: kept.
-    private static final String WITH_TIME_TO_KEEP = "SELECT partition FROM partition_progress WHERE topic = ? "
-            + "AND partition = ANY(?) AND (live_until IS NULL OR live_until > last_now) ORDER BY partition";
+    private static final String WITH_TIME_TO_KEEP = "SELECT partition, next_offset FROM partition_progress "
+            + "WHERE topic = ? AND partition = ANY(?) AND (live_until IS NULL OR live_until > last_now) ORDER BY partition";
 
     private static final String HAND_OVERS_DUE = "SELECT partition, resource, hand_over_due FROM lock_waiters "
             + "WHERE topic = ? AND partition = ANY(?) AND hand_over_due IS NOT NULL ORDER BY partition, record_offset";
@@ -89,14 +88,14 @@ final class TopicQueries {
                 "looking up quarantined partitions"));
     }
 
-    static Set<Integer> withTimeToKeep(DataSource dataSource, String topic, Set<Integer> partitions) {
+    static Map<Integer, Long> withTimeToKeep(DataSource dataSource, String topic, Set<Integer> partitions) {
         if (partitions.isEmpty()) {
-            return Set.of();
+            return Map.of();
         }
-        return new TreeSet<>(rows(dataSource, WITH_TIME_TO_KEEP, (connection, select) -> {
+        return byPartition(rows(dataSource, WITH_TIME_TO_KEEP, (connection, select) -> {
             select.setString(1, topic);
             select.setArray(2, SqlArrays.integer(connection, partitions));
-        }, rs -> rs.getInt(1), "looking up partitions with time to keep"));
+        }, rs -> Map.entry(rs.getInt(1), rs.getLong(2)), "looking up partitions with time to keep"));
     }
 
     static List<DueHandOver> handOversDue(DataSource dataSource, String topic, Collection<Integer> partitions) {

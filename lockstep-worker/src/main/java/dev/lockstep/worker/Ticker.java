@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -96,30 +96,56 @@ final class Ticker implements AutoCloseable {
      * hand-over due for a while appended again; how many records it appended.
      */
     synchronized int tickNow() {
-        int appended = ticks() + handOversAgain(clock.instant());
-        clockWatch.report();
-        return appended;
+        try {
+            int appended = ticks() + handOversAgain(clock.instant());
+            clockWatch.report();
+            return appended;
+        } catch (RuntimeException e) {
+            // The schedule stops for good on a task that throws: time would stand still.
+            LOG.warn("a round of ticks failed, the next follows: {}", e.toString());
+            return 0;
+        }
     }
 
     private int ticks() {
-        Set<Integer> keeping;
+        Map<Integer, Long> keeping;
         try {
             keeping = store.partitionsWithTimeToKeep(commandTopic, assigned.now());
         } catch (StoreException e) {
             LOG.debug("looking for partitions with time to keep failed, will look again: {}", e.getMessage());
             return 0;
         }
-        long now = logTimes.nanos();
         int ticks = 0;
-        for (int partition : keeping) {
-            Long sent = inFlight.get(partition);
-            if (sent != null && now - sent < RESEND_AFTER.toNanos()) {
-                continue;
+        for (Map.Entry<Integer, Long> partition : keeping.entrySet()) {
+            if (due(partition.getKey(), partition.getValue(), logTimes.nanos())) {
+                append(partition.getKey());
+                ticks++;
             }
-            append(partition, now);
-            ticks++;
         }
         return ticks;
+    }
+
+    /**
+     * Whether a partition gets a tick now: none of its is in flight (or one has been for
+     * {@link #RESEND_AFTER}, lost), and the last one was applied (or was acknowledged that long
+     * ago): a partition that applies nothing (its database down) gets no stream of ticks.
+     */
+    private boolean due(int partition, long appliedTo, long now) {
+        Long sent = inFlight.get(partition);
+        if (sent != null && now - sent < RESEND_AFTER.toNanos()) {
+            return false;
+        }
+        Acknowledged last = acknowledged.get(partition);
+        return last == null || last.offset() < appliedTo || now - last.nanos() >= RESEND_AFTER.toNanos();
+    }
+
+    /** Waits up to {@code patience} for the ticks in flight to be acknowledged; whether they were. */
+    boolean awaitQuiet(Duration patience) throws InterruptedException {
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+            TimeUnit.MILLISECONDS.sleep(10);
+        }
+        return inFlight.isEmpty();
     }
 
     /**
@@ -161,9 +187,11 @@ final class Ticker implements AutoCloseable {
                 });
     }
 
-    private void append(int partition, long sent) {
+    private void append(int partition) {
+        long sent = logTimes.nanos();
+        // Never negative: an acknowledgement may land between reading the clock and reading it.
         Optional<Tick.Measured> measured = Optional.ofNullable(acknowledged.get(partition))
-                .map(last -> new Tick.Measured(last.offset(), Duration.ofNanos(sent - last.nanos())));
+                .map(last -> new Tick.Measured(last.offset(), Duration.ofNanos(Math.max(0, sent - last.nanos()))));
         RecordHeaders headers = new RecordHeaders();
         headers.add(Tick.HEADER, Tick.headerValue(clock.instant(), measured));
         // No key, no value: what a tick brings is its measurement and the log-append time the broker stamps.
@@ -171,11 +199,9 @@ final class Ticker implements AutoCloseable {
                 headers);
         inFlight.put(partition, sent);
         producer.send(tick, (metadata, error) -> {
-            inFlight.remove(partition, sent);
             if (error == null) {
-                long at = logTimes.nanos();
                 if (metadata.hasOffset()) {
-                    acknowledged.put(partition, new Acknowledged(metadata.offset(), at));
+                    acknowledged.put(partition, new Acknowledged(metadata.offset(), logTimes.nanos()));
                 }
                 acknowledged(partition, metadata, sent);
                 metrics.ticked();
@@ -183,6 +209,7 @@ final class Ticker implements AutoCloseable {
                 LOG.warn("a tick to {}-{} was not appended (another follows): {}", commandTopic, partition,
                         error.getMessage());
             }
+            inFlight.remove(partition, sent);
         });
     }
 
@@ -194,10 +221,19 @@ final class Ticker implements AutoCloseable {
         }
     }
 
+    /** Stops ticking; a round under way finishes first (up to a second). */
     @Override
     public void close() {
         if (executor != null) {
-            executor.shutdownNow();
+            executor.shutdown();
+            try {
+                if (!executor.awaitTermination(1, TimeUnit.SECONDS)) {
+                    executor.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                executor.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

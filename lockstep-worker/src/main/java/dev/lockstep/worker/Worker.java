@@ -249,17 +249,19 @@ public final class Worker implements AutoCloseable {
     private void drain() {
         ticker.close();
         try {
-            producer.flush();
-            Set<TopicPartition> mine = consumer.assignment().stream().filter(assignments::applicable)
-                    .collect(Collectors.toSet());
-            Map<TopicPartition, Long> ends = consumer.endOffsets(mine, DRAIN);
+            ticker.awaitQuiet(DRAIN);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(consumer.assignment().stream()
+                    .filter(assignments::applicable).collect(Collectors.toSet()), DRAIN);
             long deadline = System.nanoTime() + DRAIN.toNanos();
             while (System.nanoTime() < deadline && (pipeline.isBusy() || !backlog.isEmpty()
-                    || ends.entrySet().stream().anyMatch(end -> consumer.position(end.getKey()) < end.getValue()))) {
+                    || ends.entrySet().stream().anyMatch(end -> consumer.assignment().contains(end.getKey())
+                            && consumer.position(end.getKey()) < end.getValue()))) {
                 pollOnce();
             }
-        } catch (KafkaException e) {
+        } catch (KafkaException | IllegalStateException e) {
             LOG.info("stopping without applying this worker's last ticks: {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

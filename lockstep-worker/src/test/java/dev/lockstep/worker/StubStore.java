@@ -84,12 +84,16 @@ final class StubStore implements LockStore {
     Set<Integer> idle = Set.of();
 
     @Override
-    public Set<Integer> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
+    public Map<Integer, Long> partitionsWithTimeToKeep(String topic, Set<Integer> partitions) {
         if (down) {
             throw new StoreException("Connection refused", null);
         }
-        return partitions.stream().filter(p -> !idle.contains(p)).collect(Collectors.toSet());
+        return partitions.stream().filter(p -> !idle.contains(p))
+                .collect(Collectors.toMap(p -> p, p -> applied.getOrDefault(p, Long.MAX_VALUE)));
     }
+
+    /** How far each partition was applied, as the test says (every tick, when it says nothing). */
+    Map<Integer, Long> applied = Map.of();
 
     /** The hand-overs due, as the test says. */
     List<DueHandOver> due = List.of();

@@ -100,6 +100,23 @@ class TickerTest {
     }
 
     @Test
+    void aPartitionThatHasNotAppliedTheLastTickGetsNoOtherForAWhile() {
+        assigned.assigned(List.of(0));
+        ticker.tickNow();
+        producer.completeNext();
+        store.applied = Map.of(0, 0L);
+
+        clock.advance(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("its database applies nothing: no stream of ticks").isZero();
+        clock.advance(Ticker.RESEND_AFTER);
+        assertThat(ticker.tickNow()).isOne();
+        producer.completeNext();
+        store.applied = Map.of(0, 2L);
+        clock.advance(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("applied again").isOne();
+    }
+
+    @Test
     void revokedPartitionsAndADatabaseThatDoesNotAnswerGetNoTick() {
         assigned.assigned(List.of(0, 1));
         assigned.revoked(List.of(0, 1));
