@@ -57,43 +57,42 @@ class AnchoredTimeTest {
         return Optional.empty();
     }
 
+    /** Two ticks 250 ms apart, then the holder's lease of {@code ttlSeconds}, between ticks. */
+    private void held(int ttlSeconds) {
+        tick(T0, Duration.ZERO);
+        tick(T0.plusMillis(250), Duration.ofMillis(250));
+        acquireAt("a", "holder", ttlSeconds, T0.plusMillis(300));
+    }
+
     private Step acquireAt(String id, String owner, int ttlSeconds, Instant at) {
         return partition.append("job", acquire(id, owner, ttlSeconds, 0), at);
     }
 
+    /** A 10 s lease taken, and ticks under a leader whose clock is {@code skew} off from 2 s on: the real time to its expiry. */
+    private Optional<Duration> leaseUnderALeaderSkewed(Duration skew) {
+        held(10);
+        return tickUntilExpiry(T0.plusMillis(250), Duration.ofSeconds(60), skew, Duration.ofSeconds(2));
+    }
+
     @Test
     void aLeaderWhoseClockJumpsThirtySecondsAheadEndsNoLeaseEarly() {
-        tick(T0, Duration.ZERO);
-        tick(T0.plusMillis(250), Duration.ofMillis(250));
-        acquireAt("a", "holder", 10, T0.plusMillis(300));
-
-        Optional<Duration> expired = tickUntilExpiry(T0.plusMillis(250), Duration.ofSeconds(40), Duration.ofSeconds(30),
-                Duration.ofSeconds(2));
-
-        assertThat(expired).as("the lease ends after its 10 s of real time, plus at most the slack and a tick")
+        assertThat(leaseUnderALeaderSkewed(Duration.ofSeconds(30)))
+                .as("the lease ends after its 10 s of real time, plus at most the slack and a tick")
                 .hasValueSatisfying(real -> assertThat(real).isBetween(Duration.ofMillis(9_750),
                         Duration.ofMillis(10_500)));
     }
 
     @Test
     void aLeaderWhoseClockStepsThirtySecondsBackEndsTheLeaseOnTimeNotThirtySecondsLate() {
-        tick(T0, Duration.ZERO);
-        tick(T0.plusMillis(250), Duration.ofMillis(250));
-        acquireAt("a", "holder", 10, T0.plusMillis(300));
-
-        Optional<Duration> expired = tickUntilExpiry(T0.plusMillis(250), Duration.ofSeconds(60),
-                Duration.ofSeconds(-30), Duration.ofSeconds(2));
-
-        assertThat(expired).as("one tick's time lost where the clock stepped back, no more")
+        assertThat(leaseUnderALeaderSkewed(Duration.ofSeconds(-30)))
+                .as("one tick's time lost where the clock stepped back, no more")
                 .hasValueSatisfying(real -> assertThat(real).isBetween(Duration.ofMillis(9_750),
                         Duration.ofMillis(10_750)));
     }
 
     @Test
     void ticksThatClaimMoreTimeThanTheBrokerStampedMoveTimeNoFurtherThanTheBroker() {
-        tick(T0, Duration.ZERO);
-        tick(T0.plusMillis(250), Duration.ofMillis(250));
-        acquireAt("a", "holder", 10, T0.plusMillis(300));
+        held(10);
         tick(T0.plusMillis(500), Duration.ofMillis(250));
         Instant before = state.position().clock();
 
@@ -108,9 +107,7 @@ class AnchoredTimeTest {
 
     @Test
     void aRecordBetweenTicksIsDatedTheSlackAfterTheClockAndTheNextTickMovesTimeByTheSlackAtMost() {
-        tick(T0, Duration.ZERO);
-        tick(T0.plusMillis(250), Duration.ofMillis(250));
-        acquireAt("a", "holder", 60, T0.plusMillis(300));
+        held(60);
         Instant clock = state.position().clock();
 
         Step granted = acquireAt("b", "holder", 10, T0.plusSeconds(5));
@@ -124,9 +121,7 @@ class AnchoredTimeTest {
 
     @Test
     void aTickOfAnotherWorkerOrOneMeasuredFromAnotherTickMovesTimeNotAtAll() {
-        tick(T0, Duration.ZERO);
-        tick(T0.plusMillis(250), Duration.ofMillis(250));
-        acquireAt("a", "holder", 10, T0.plusMillis(300));
+        held(10);
         Instant clock = state.position().clock();
         long mine = ownTick;
         ownTick = -1;
