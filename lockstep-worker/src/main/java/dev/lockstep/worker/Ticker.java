@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * reaches it, whatever the leader's clock does.
  *
  * <p>One tick per partition is in flight at a time, so that each measures from the last: a tick
- * that measured from another is taken for a stranger's and moves time by the slack at most.
+ * that measured from another is taken for a stranger's and moves time not at all. A partition
+ * whose database applied nothing since the last tick, which is not applied yet, gets no other
+ * until it does (or for {@link #RESEND_AFTER}): no stream of ticks where nothing applies them.
  * Acknowledgements also tell {@link LogTimes} the leader's clock, for {@link ClockWatch}.
  *
  * <p>It also appends a hand-over ({@link dev.lockstep.protocol.HandOver}) again where one is due
@@ -67,6 +69,9 @@ final class Ticker implements AutoCloseable {
     private final Map<Integer, Acknowledged> acknowledged = new ConcurrentHashMap<>();
     /** When (monotonic) each partition's tick in flight was sent. */
     private final Map<Integer, Long> inFlight = new ConcurrentHashMap<>();
+    /** How far each partition was applied when this worker last ticked it. */
+    private final Map<Integer, Long> appliedAtTick = new ConcurrentHashMap<>();
+    private volatile boolean closed;
     /** Each hand-over due, and when (the worker's clock) it was first seen due or last appended again. */
     private final Map<DueHandOver, Instant> handOvers = new HashMap<>();
     private ScheduledExecutorService executor;
@@ -117,7 +122,8 @@ final class Ticker implements AutoCloseable {
         }
         int ticks = 0;
         for (Map.Entry<Integer, Long> partition : keeping.entrySet()) {
-            if (due(partition.getKey(), partition.getValue(), logTimes.nanos())) {
+            if (!closed && due(partition.getKey(), partition.getValue(), logTimes.nanos())) {
+                appliedAtTick.put(partition.getKey(), partition.getValue());
                 append(partition.getKey());
                 ticks++;
             }
@@ -126,17 +132,18 @@ final class Ticker implements AutoCloseable {
     }
 
     /**
-     * Whether a partition gets a tick now: none of its is in flight (or one has been for
-     * {@link #RESEND_AFTER}, lost), and the last one was applied (or was acknowledged that long
-     * ago): a partition that applies nothing (its database down) gets no stream of ticks.
+     * Whether a partition gets a tick now: none of its is in flight (a send always ends, the
+     * producer's delivery timeout bounds it), and the database applied its last tick, or applied
+     * something since it was sent (a partition behind a backlog keeps its time), or that tick was
+     * acknowledged {@link #RESEND_AFTER} ago: one that applies nothing gets no stream of ticks.
      */
     private boolean due(int partition, long appliedTo, long now) {
-        Long sent = inFlight.get(partition);
-        if (sent != null && now - sent < RESEND_AFTER.toNanos()) {
+        if (inFlight.containsKey(partition)) {
             return false;
         }
         Acknowledged last = acknowledged.get(partition);
-        return last == null || last.offset() < appliedTo || now - last.nanos() >= RESEND_AFTER.toNanos();
+        return last == null || last.offset() < appliedTo || appliedAtTick.getOrDefault(partition, -1L) != appliedTo
+                || now - last.nanos() >= RESEND_AFTER.toNanos();
     }
 
     /** Waits up to {@code patience} for the ticks in flight to be acknowledged; whether they were. */
@@ -164,7 +171,7 @@ final class Ticker implements AutoCloseable {
         int again = 0;
         for (DueHandOver handOver : due) {
             Instant since = handOvers.putIfAbsent(handOver, now);
-            if (since != null && !now.isBefore(since.plus(RESEND_AFTER))) {
+            if (since != null && !closed && !now.isBefore(since.plus(RESEND_AFTER))) {
                 appendHandOver(handOver);
                 handOvers.put(handOver, now);
                 again++;
@@ -198,6 +205,15 @@ final class Ticker implements AutoCloseable {
         ProducerRecord<byte[], byte[]> tick = new ProducerRecord<>(commandTopic, partition, (Long) null, null, null,
                 headers);
         inFlight.put(partition, sent);
+        try {
+            send(tick, partition, sent);
+        } catch (RuntimeException e) {
+            inFlight.remove(partition, sent);
+            LOG.warn("a tick to {}-{} was not sent (another follows): {}", commandTopic, partition, e.toString());
+        }
+    }
+
+    private void send(ProducerRecord<byte[], byte[]> tick, int partition, long sent) {
         producer.send(tick, (metadata, error) -> {
             if (error == null) {
                 if (metadata.hasOffset()) {
@@ -221,9 +237,10 @@ final class Ticker implements AutoCloseable {
         }
     }
 
-    /** Stops ticking; a round under way finishes first (up to a second). */
+    /** Stops ticking; a round under way finishes first (up to a second), appending nothing more. */
     @Override
     public void close() {
+        closed = true;
         if (executor != null) {
             executor.shutdown();
             try {

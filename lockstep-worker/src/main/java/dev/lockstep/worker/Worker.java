@@ -255,7 +255,7 @@ public final class Worker implements AutoCloseable {
             long deadline = System.nanoTime() + DRAIN.toNanos();
             while (System.nanoTime() < deadline && (pipeline.isBusy() || !backlog.isEmpty()
                     || ends.entrySet().stream().anyMatch(end -> consumer.assignment().contains(end.getKey())
-                            && consumer.position(end.getKey()) < end.getValue()))) {
+                            && consumer.position(end.getKey(), DRAIN) < end.getValue()))) {
                 pollOnce();
             }
         } catch (KafkaException | IllegalStateException e) {

@@ -94,7 +94,10 @@ class TickerTest {
         clock.advance(Ticker.INTERVAL);
         assertThat(ticker.tickNow()).as("the second is not yet acknowledged").isZero();
         clock.advance(Ticker.RESEND_AFTER);
-        assertThat(ticker.tickNow()).as("one lost, or behind a backlog: another goes").isOne();
+        assertThat(ticker.tickNow()).as("a send always ends: none goes beside it").isZero();
+        assertThat(producer.history()).hasSize(2);
+        producer.errorNext(new org.apache.kafka.common.errors.TimeoutException("expired"));
+        assertThat(ticker.tickNow()).as("it failed: another goes").isOne();
         assertThat(sentTick(2).measured()).as("still from the last acknowledged")
                 .map(Tick.Measured::prev).contains(first);
     }
@@ -102,18 +105,24 @@ class TickerTest {
     @Test
     void aPartitionThatHasNotAppliedTheLastTickGetsNoOtherForAWhile() {
         assigned.assigned(List.of(0));
+        store.applied = Map.of(0, 0L);
         ticker.tickNow();
         producer.completeNext();
-        store.applied = Map.of(0, 0L);
 
         clock.advance(Ticker.INTERVAL);
         assertThat(ticker.tickNow()).as("its database applies nothing: no stream of ticks").isZero();
+        assertThat(producer.history()).hasSize(1);
         clock.advance(Ticker.RESEND_AFTER);
         assertThat(ticker.tickNow()).isOne();
         producer.completeNext();
-        store.applied = Map.of(0, 2L);
+        store.applied = Map.of(0, 1L);
+        clock.advance(Ticker.INTERVAL);
+        assertThat(ticker.tickNow()).as("behind, but applying: its time goes on").isOne();
+        producer.completeNext();
+        store.applied = Map.of(0, 3L);
         clock.advance(Ticker.INTERVAL);
         assertThat(ticker.tickNow()).as("applied again").isOne();
+        assertThat(producer.history()).hasSize(4);
     }
 
     @Test
