@@ -113,25 +113,13 @@ public final class HistoryChecker {
         checkEachRequestAnsweredOneWay(history, violations);
         Map<String, LeaseTimeline> timelines = timelines(history, first);
         timelines.values().forEach(t -> violations.addAll(t.violations()));
-        violations.addAll(QueueOrder.violations(history, first, logTimes(history)));
+        violations.addAll(QueueOrder.violations(history, first, LogIndex.of(history, first.values())));
         checkGrantsPublishTheirValues(history, first, violations);
         Map<String, List<SeenLease>> seen = new TreeMap<>();
         timelines.forEach((resource, timeline) -> seen.put(resource, timeline.leases()));
         violations.addAll(Beliefs.violations(seen, history.beliefs(), clocks));
         int grants = timelines.values().stream().mapToInt(LeaseTimeline::grantCount).sum();
         return new Result(history.sent().size(), history.log().size(), history.replyCount(), grants, violations);
-    }
-
-    /** Each record's log time, never earlier than an earlier record's of its partition, by partition and offset. */
-    static Map<Integer, Map<Long, Instant>> logTimes(History history) {
-        Map<Integer, Map<Long, Instant>> times = new HashMap<>();
-        Map<Integer, Instant> clocks = new HashMap<>();
-        history.log().stream()
-                .sorted(Comparator.comparingInt(LoggedRecord::partition).thenComparingLong(LoggedRecord::offset))
-                .forEach(record -> times.computeIfAbsent(record.partition(), p -> new HashMap<>()).put(record.offset(),
-                        clocks.merge(record.partition(), record.logAppendTime(),
-                                (previous, time) -> time.isBefore(previous) ? previous : time)));
-        return times;
     }
 
     /** Each request ID's first record that a reply can answer, in partition and offset order. */
@@ -217,29 +205,11 @@ public final class HistoryChecker {
     }
 
     /**
-     * When a reply was decided, in log time. A waiter's turn came at its record's time plus the
-     * {@code waited_ms} its reply says, which a worker keeping time at its ticks understates; a
-     * new lease's token names the record that granted it (tokens are offsets plus one, from a
-     * base of 0 on a topic's first incarnation), whose log time is exact when that record is
-     * later than the acquire's own.
-     */
-    static Instant decidedAt(Observed observed, Verdict verdict, Map<Integer, Map<Long, Instant>> times) {
-        if (!(verdict instanceof Verdict.Acquired acquired) || acquired.waited().isEmpty()) {
-            return observed.now();
-        }
-        Instant at = observed.now().plus(acquired.waited().get());
-        long granting = acquired.lease().fencingToken() - 1;
-        Instant logged = granting > observed.record().offset()
-                ? times.getOrDefault(observed.record().partition(), Map.of()).get(granting) : null;
-        return logged != null && logged.isAfter(at) ? logged : at;
-    }
-
-    /**
      * Each resource's leases, observed in the order they were decided: a waiter's grant where the
      * resource was handed to it, after what freed it at that instant.
      */
     private static Map<String, LeaseTimeline> timelines(History history, Map<String, Observed> first) {
-        Map<Integer, Map<Long, Instant>> times = logTimes(history);
+        LogIndex index = LogIndex.of(history, first.values());
         List<Decided> decided = new ArrayList<>();
         for (Observed observed : first.values()) {
             history.replies().getOrDefault(observed.requestId(), List.of()).stream()
@@ -247,7 +217,7 @@ public final class HistoryChecker {
                     .flatMap(Optional::stream)
                     .filter(r -> r.reply().outcome() != Outcome.INVALID)
                     .findFirst()
-                    .ifPresent(r -> decided.add(new Decided(observed, r.reply(), decidedAt(observed, r.reply(), times))));
+                    .ifPresent(r -> decided.add(new Decided(observed, r.reply(), index.decidedAt(observed, r.reply()))));
         }
         decided.sort(Comparator.comparing(Decided::at).thenComparing(Decided::waited)
                 .thenComparingInt(d -> d.observed().record().partition())
@@ -264,7 +234,9 @@ public final class HistoryChecker {
                     instanceof ParsedCommand.Valid valid ? ttlOf(valid.command()) : Optional.empty();
             timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
                     d.waited(), release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
-                            .orElse(OptionalLong.empty()), asked, d.at(), ttl);
+                            .orElse(OptionalLong.empty()), asked, d.at(), ttl,
+                    d.verdict() instanceof Verdict.Acquired a ? index.decidedBy(d.observed(), a)
+                            : d.observed().record().offset());
         });
         return timelines;
     }

@@ -40,7 +40,7 @@ final class LeaseTimeline {
         boolean byWaiter;
         /** The log time it was decided. */
         final Instant start;
-        /** The offset of the record that granted it (its token's, or its acquire's when that is later). */
+        /** The offset of the record that granted it ({@link LogIndex#decidedBy}). */
         final long grantedAt;
         /** Its expiry as the latest reply named it, in the partition's time. */
         Instant dated;
@@ -50,7 +50,8 @@ final class LeaseTimeline {
         Instant expiresAt;
         Instant releasedAt = Instant.MAX;
 
-        Grant(Lease first, String requestId, LoggedRecord record, boolean granted, Instant start, Instant expiresAt) {
+        Grant(Lease first, String requestId, LoggedRecord record, boolean granted, Instant start, Instant expiresAt,
+                long grantedAt) {
             this.first = first;
             this.requestId = requestId;
             this.record = record;
@@ -58,8 +59,7 @@ final class LeaseTimeline {
             this.start = start;
             this.expiresAt = expiresAt;
             this.dated = first.expiresAt();
-            // Tokens are offsets plus one (from a base of 0 on a topic's first incarnation).
-            this.grantedAt = Math.max(record.offset(), first.fencingToken() - 1);
+            this.grantedAt = grantedAt;
         }
 
         /** Whether it may still be held at {@code later}'s grant: not released before it, not expired by it. */
@@ -116,19 +116,20 @@ final class LeaseTimeline {
      * @param asked for an acquire, the share it asked for: a lease of another is a violation
      * @param at the log time the reply was decided
      * @param ttl the TTL the command asked for (an acquire's, a renew's)
+     * @param decidedBy the offset of the record that decided it (a waiter's grant's, for one)
      */
     void observe(HistoryChecker.Observed applied, Verdict reply, boolean waited, Optional<String> releasedBy,
-            OptionalLong token, Optional<Share> asked, Instant at, Optional<Duration> ttl) {
+            OptionalLong token, Optional<Share> asked, Instant at, Optional<Duration> ttl, long decidedBy) {
         if (reply instanceof Verdict.Acquired a) {
             if (asked.isPresent() && !asked.get().equals(a.lease().share())) {
                 violations.add(resource + ": request " + applied.requestId() + " at " + applied.record().position()
                         + " asked for " + asked.get() + " and was granted " + a.lease());
             }
-            lease(applied, a.lease(), true, waited, at, ttl);
+            lease(applied, a.lease(), true, waited, at, ttl, decidedBy);
         } else if (reply instanceof Verdict.Renewed r) {
-            lease(applied, r.lease(), false, false, at, ttl);
+            lease(applied, r.lease(), false, false, at, ttl, decidedBy);
         } else if (reply instanceof Verdict.Locked l) {
-            lease(applied, l.lease(), false, false, at, Optional.empty());
+            lease(applied, l.lease(), false, false, at, Optional.empty(), decidedBy);
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
             releases.add(new Release(releasedBy.get(), token, applied.now(), applied.record().offset()));
         }
@@ -140,7 +141,7 @@ final class LeaseTimeline {
      *     grant, which came before every other reply of its token in the log
      */
     private void lease(HistoryChecker.Observed applied, Lease lease, boolean grant, boolean waited, Instant at,
-            Optional<Duration> ttl) {
+            Optional<Duration> ttl, long decidedBy) {
         // A status reply shows a lease without setting its end: it moves no expiry.
         Optional<Instant> end = ttl.map(at::plus);
         Grant known = byToken.get(Key.of(lease));
@@ -168,7 +169,7 @@ final class LeaseTimeline {
                 // one instant): those came after it in the log, and the expiry they set stands.
                 // A status reply seen first names no end in log time: the grant's own then stands.
                 Grant granted = new Grant(lease, applied.requestId(), applied.record(), true, at,
-                        known.expiresAt.equals(Instant.MAX) ? end.orElse(Instant.MAX) : known.expiresAt);
+                        known.expiresAt.equals(Instant.MAX) ? end.orElse(Instant.MAX) : known.expiresAt, decidedBy);
                 granted.dated = known.dated;
                 granted.byWaiter = waited;
                 byToken.put(Key.of(lease), granted);
@@ -180,7 +181,8 @@ final class LeaseTimeline {
             known.dated = lease.expiresAt();
             return;
         }
-        Grant first = new Grant(lease, applied.requestId(), applied.record(), grant, at, end.orElse(Instant.MAX));
+        Grant first = new Grant(lease, applied.requestId(), applied.record(), grant, at, end.orElse(Instant.MAX),
+                decidedBy);
         first.byWaiter = waited;
         byToken.put(Key.of(lease), first);
     }

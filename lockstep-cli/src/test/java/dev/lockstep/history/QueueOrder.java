@@ -57,9 +57,8 @@ final class QueueOrder {
     private QueueOrder() {
     }
 
-    /** @param times each record's log time, by partition and offset */
-    static List<String> violations(History history, Map<String, HistoryChecker.Observed> first,
-            Map<Integer, Map<Long, Instant>> times) {
+    /** @param index where in the log replies were decided */
+    static List<String> violations(History history, Map<String, HistoryChecker.Observed> first, LogIndex index) {
         Map<String, List<Asked>> byResource = new TreeMap<>();
         first.values().forEach(observed -> {
             if (DECODER.decode(observed.record().key(), observed.record().value()) instanceof ParsedCommand.Valid valid
@@ -76,7 +75,7 @@ final class QueueOrder {
             asked.sort(Comparator.comparingLong(a -> a.observed().record().offset()));
             Granted granted = new Granted(asked);
             grantedInLogOrder(resource, asked, granted, violations);
-            nobodyPassedAWaiter(resource, asked, granted, violations, times);
+            nobodyPassedAWaiter(resource, asked, granted, violations, index);
         });
         return violations;
     }
@@ -110,7 +109,7 @@ final class QueueOrder {
      * time at its ticks ends it no sooner), and a grant came at the log time of its record.
      */
     private static void nobodyPassedAWaiter(String resource, List<Asked> asked, Granted granted,
-            List<String> violations, Map<Integer, Map<Long, Instant>> times) {
+            List<String> violations, LogIndex index) {
         for (int i = 0; i < asked.size(); i++) {
             Asked waiter = asked.get(i);
             boolean waitEnded = waiter.verdict().filter(Verdict.NotAcquired.class::isInstance)
@@ -121,7 +120,7 @@ final class QueueOrder {
             }
             for (Asked later : asked.subList(i + 1, asked.size())) {
                 Optional<Verdict.Acquired> lease = granted.granted(later);
-                Instant at = lease.map(a -> HistoryChecker.decidedAt(later.observed(), a, times)).orElse(Instant.MIN);
+                Instant at = lease.map(a -> index.decidedAt(later.observed(), a)).orElse(Instant.MIN);
                 if (lease.isPresent() && !lease.get().lease().isOwnedBy(waiter.acquire().owner())
                         && !at.isBefore(waiter.observed().now()) && at.isBefore(waiter.deadline())) {
                     violations.add("on " + resource + ", " + later.observed().requestId() + " (at "
