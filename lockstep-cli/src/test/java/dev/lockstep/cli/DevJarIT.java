@@ -90,8 +90,12 @@ class DevJarIT {
         assertThat(audit.exitCode()).as(audit.err()).isZero();
         assertThat(audit.out()).contains("worker-1");
         CliRun replay = CliRun.of(user, "replay");
-        assertThat(replay.exitCode()).as(replay.out() + replay.err()).isZero();
+        // dev runs on, ticking the partition of the lease it holds: that partition's rows may trail
+        // the log by a tick, which replay says it could not compare (exit code 2); nothing diverges.
+        assertThat(replay.exitCode()).as(replay.out() + replay.err()).isIn(0, 2);
         assertThat(replay.out()).contains("0 divergences");
+        assertThat(replay.out().lines().filter(line -> line.startsWith("cannot verify")))
+                .allMatch(line -> line.contains("a worker is running"));
         assertThat(replay.err()).contains("reading the database of lockstep dev");
         CliRun dlq = CliRun.of(user, "dlq");
         assertThat(dlq.exitCode()).as(dlq.err()).isZero();

@@ -112,7 +112,7 @@ public final class HistoryChecker {
         checkEveryRequestAnswered(history, first, violations);
         checkEachRequestAnsweredOneWay(history, violations);
         Map<String, LeaseTimeline> timelines = timelines(history, first);
-        timelines.values().forEach(t -> violations.addAll(t.violations()));
+        timelines.values().forEach(t -> violations.addAll(t.violations(clocks)));
         violations.addAll(QueueOrder.violations(history, first, LogIndex.of(history, first.values())));
         checkGrantsPublishTheirValues(history, first, violations);
         Map<String, List<SeenLease>> seen = new TreeMap<>();
