@@ -40,6 +40,8 @@ final class ExitCodes {
             case NOT_FOUND -> NOT_FOUND;
             case FORBIDDEN -> FORBIDDEN;
             case INVALID -> INVALID;
+            // The client sends a moved command on until a partition decides it: one left moved timed out.
+            case MOVED -> ERROR;
         };
     }
 }

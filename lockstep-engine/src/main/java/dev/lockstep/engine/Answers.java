@@ -9,6 +9,7 @@ import dev.lockstep.protocol.ReplyDecoder;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyEncoder;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Answers the {@link PartitionMachine} gives without deciding anything: to a record applied
@@ -24,7 +25,7 @@ final class Answers {
      * Its request's entry says how it was answered: at its own offset it was applied; at an earlier
      * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
      */
-    static Optional<Outbound> again(Inbound record, Triaged triaged, PartitionState state) {
+    static Optional<Outbound> again(Inbound record, Triaged triaged, PartitionState state, Layout layout) {
         if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver) {
             return Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
@@ -44,9 +45,23 @@ final class Answers {
             // Decided since: this record came while the acquire waited.
             return whileWaiting(record, apply, entry.get().offset(), entry.get().fingerprint(), fingerprint);
         } else if (entry.isEmpty()) {
-            return Optional.of(new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE));
+            // A command sent on is not stored: its partition sends it on again, as the layout says it did.
+            OptionalInt elsewhere = layout.sendTo(apply.command().resource(), record.partition(), record.offset());
+            return Optional.of(elsewhere.isPresent() ? moved(record, apply, elsewhere.getAsInt(), layout)
+                    : new Outbound.DeadLetter(record, PartitionMachine.REPLY_GONE, Outbound.Cause.REPLY_GONE));
         }
         return Optional.of(retried(record, apply, entry.get(), fingerprint));
+    }
+
+    /**
+     * A command whose resource is decided elsewhere: sent on to {@code partition}, under the
+     * request ID it came with. Not stored: the partition that decides it stores its answer, and a
+     * retry here is sent on again.
+     */
+    static Outbound.ReplyRecord moved(Inbound record, Triaged.Apply apply, int partition, Layout layout) {
+        Verdict.Moved moved = new Verdict.Moved(partition, Math.max(layout.partitions(), partition + 1));
+        return apply.reply(record, ReplyEncoder.encode(new Reply.Decided(apply.command(), moved)),
+                new Outbound.Answer.Decided(Optional.of(apply.command().type()), Outcome.MOVED));
     }
 
     /**

@@ -85,6 +85,17 @@ public sealed interface Outbound {
     }
 
     /**
+     * A growth's record ({@link dev.lockstep.protocol.Growth}) to append to another partition of
+     * the command topic, after the source was applied: a carry, keyed by its resource, or a taken.
+     *
+     * @param partition the partition to append it to
+     * @param key the resource, for a carry
+     */
+    record Transfer(Inbound source, int partition, Optional<String> key, String header, byte[] headerValue,
+            byte[] value) implements Outbound {
+    }
+
+    /**
      * The command record, byte for byte, with the reason it could not be answered.
      *
      * @param reply the reply the command got, when it was decided but could not be delivered

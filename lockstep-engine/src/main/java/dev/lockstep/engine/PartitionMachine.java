@@ -4,7 +4,9 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.core.Now;
 import dev.lockstep.protocol.LeaseEvent;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Optional;
 
 /**
@@ -81,7 +83,7 @@ public final class PartitionMachine {
     Step step(Inbound record, Triaged triaged, PartitionState state) {
         PartitionPosition position = state.position();
         if (record.offset() < position.nextOffset()) {
-            return again(record, triaged, state);
+            return again(record, triaged, state, position.layoutOr(settings));
         }
         PartitionTime.Timed time = PartitionTime.of(record, triaged, position, settings);
         Now now = time.now();
@@ -98,22 +100,25 @@ public final class PartitionMachine {
         if (position.quarantine().isPresent() && quarantine.isEmpty()) {
             queueing.quarantineEnded();
         }
-        Optional<Outbound> out = command(record, triaged, now, quarantine, state, events, queueing);
+        List<Outbound.Transfer> transfers = new ArrayList<>(0);
+        Optional<Outbound> out = command(record, triaged, now, quarantine, state, events, queueing, transfers);
         // After the record's own command: each resource it freed or named, or that time freed,
         // goes to its first waiter, one grant per resource and record (the record's token is the grant's).
-        queueing.handOvers();
-        state.position(position.advancedTo(record.offset() + 1, now.passed(), quarantine, time.lastTick(),
+        Layout layout = state.position().layoutOr(settings);
+        queueing.handOvers(resource -> layout.decides(resource, record.partition()));
+        // The record's command may have re-routed the partition, or raised its tokens: from the position it left.
+        state.position(state.position().advancedTo(record.offset() + 1, now.passed(), quarantine, time.lastTick(),
                 time.liveAfter(state.takeDatedUntil(), quarantine)));
-        return new Step(events.written(), queueing.replies(), out, queueing.due());
+        return new Step(events.written(), queueing.replies(), out, queueing.due(), transfers);
     }
 
     /** A record applied before: the events, waiters' replies and answer it made then. */
-    private static Step again(Inbound record, Triaged triaged, PartitionState state) {
+    private static Step again(Inbound record, Triaged triaged, PartitionState state, Layout layout) {
         List<Outbound.Event> again = state.eventsAt(record.offset()).stream()
                 .map(entry -> new Outbound.Event(record, entry)).toList();
         List<Outbound.ReplyRecord> decided = state.deferredAt(record.offset()).stream()
                 .map(reply -> reply.publishedFor(record)).toList();
-        return new Step(again, decided, Answers.again(record, triaged, state));
+        return new Step(again, decided, Answers.again(record, triaged, state, layout));
     }
 
     /** The leases that ended by {@code now} expire, in the order they ended; then the waits that ended. */
@@ -125,13 +130,17 @@ public final class PartitionMachine {
         queueing.endWaits();
     }
 
-    /** What the record itself asks: a command's answer, a dead letter, or nothing (a tick, a hand-over). */
+    /** What the record itself asks: a command's answer, a dead letter, or nothing (a tick, a hand-over, a growth's record). */
     private Optional<Outbound> command(Inbound record, Triaged triaged, Now now, Optional<Quarantine> quarantine,
-            PartitionState state, EventWriter events, Queueing queueing) {
+            PartitionState state, EventWriter events, Queueing queueing, List<Outbound.Transfer> transfers) {
+        Layout layout = state.position().layoutOr(settings);
         if (triaged instanceof Triaged.Tick) {
             return Optional.empty();
         } else if (triaged instanceof Triaged.HandOver handOver) {
-            queueing.handedOver(handOver.resource(), handOver.last());
+            // One that comes after its resource left, or before it arrived, finds no waiter of it to grant.
+            if (layout.decides(handOver.resource(), record.partition())) {
+                queueing.handedOver(handOver.resource(), handOver.last());
+            }
             return Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             return Optional.of(dead.of(record));
@@ -139,11 +148,24 @@ public final class PartitionMachine {
             return Optional.of(Answers.undelivered(record, marker, state));
         } else if (triaged instanceof Triaged.Reject reject) {
             return Optional.of(reject.reply(record));
+        } else if (triaged instanceof Triaged.Apply apply) {
+            OptionalInt elsewhere = layout.sendTo(apply.command().resource(), record.partition(), record.offset());
+            if (elsewhere.isPresent()) {
+                return Optional.of(Answers.moved(record, apply, elsewhere.getAsInt(), layout));
+            }
+            Optional<Outbound> answer = new CommandRules(record, apply, now, quarantine, state, events, queueing,
+                    settings, rules).apply();
+            queueing.named(apply.command().resource());
+            return answer;
         }
-        Triaged.Apply apply = (Triaged.Apply) triaged;
-        Optional<Outbound> answer = new CommandRules(record, apply, now, quarantine, state, events, queueing, settings,
-                rules).apply();
-        queueing.named(apply.command().resource());
-        return answer;
+        Growing growing = new Growing(record, state, layout);
+        Growing.Result result = triaged instanceof Triaged.Seal seal ? growing.seal(seal)
+                : triaged instanceof Triaged.Carry carry ? growing.carry(carry)
+                : growing.taken((Triaged.Taken) triaged, queueing);
+        if (result instanceof Growing.Result.Refused refused) {
+            return Optional.of(new Outbound.DeadLetter(record, refused.reason(), Outbound.Cause.UNREADABLE));
+        }
+        transfers.addAll(((Growing.Result.Applied) result).transfers());
+        return Optional.empty();
     }
 }

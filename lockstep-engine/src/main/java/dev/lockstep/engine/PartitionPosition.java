@@ -22,9 +22,11 @@ import java.util.Optional;
  * @param lastTick the last tick applied, which the worker's next tick measures from
  * @param liveUntil no lease or quarantine dated so far ends after this; empty when not known
  *     (state from before it was kept), taken then as the longest TTL and wait after the clock
+ * @param layout how the partition routes resources since a seal; empty when it never grew: as the
+ *     recorded settings' partition count routes
  */
 public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine,
-        Optional<TickMark> lastTick, Optional<Instant> liveUntil) {
+        Optional<TickMark> lastTick, Optional<Instant> liveUntil, Optional<Layout> layout) {
 
     /** A partition nothing was applied to: nothing is live. */
     public static final PartitionPosition START = new PartitionPosition(0, Instant.EPOCH, 0, Optional.empty(),
@@ -35,10 +37,36 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
         Objects.requireNonNull(quarantine, "quarantine");
         Objects.requireNonNull(lastTick, "lastTick");
         Objects.requireNonNull(liveUntil, "liveUntil");
+        Objects.requireNonNull(layout, "layout");
         if (nextOffset < 0 || tokenBase < 0) {
             throw new IllegalArgumentException("offsets and token bases are not negative: " + nextOffset + ", "
                     + tokenBase);
         }
+    }
+
+    /** A position of a partition that never grew. */
+    public PartitionPosition(long nextOffset, Instant clock, long tokenBase, Optional<Quarantine> quarantine,
+            Optional<TickMark> lastTick, Optional<Instant> liveUntil) {
+        this(nextOffset, clock, tokenBase, quarantine, lastTick, liveUntil, Optional.empty());
+    }
+
+    /** How the partition routes: its layout, or, never grown, the recorded settings' count. */
+    public Layout layoutOr(EngineSettings settings) {
+        return layout.orElseGet(() -> Layout.of(settings.partitions()));
+    }
+
+    /** The same position, routing as {@code next} says. */
+    PartitionPosition withLayout(Layout next) {
+        return new PartitionPosition(nextOffset, clock, tokenBase, quarantine, lastTick, liveUntil, Optional.of(next));
+    }
+
+    /**
+     * Tokens granted from the record at {@code offset} on are above {@code bound}: the base rises
+     * when it must (a partition that takes resources over from another), never falls.
+     */
+    PartitionPosition withTokensAbove(long bound, long offset) {
+        return new PartitionPosition(nextOffset, clock, Math.max(tokenBase, Math.subtractExact(bound, offset)),
+                quarantine, lastTick, liveUntil, layout);
     }
 
     /** A position at {@code clock} with nothing live, no tick seen: the state of a partition that starts. */
@@ -47,9 +75,14 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
                 Optional.of(clock));
     }
 
-    /** The token a lease granted by the record at {@code offset} gets. */
+    /**
+     * The token a lease granted by the record at {@code offset} gets: with the base in force there
+     * (a growth's taken may have raised it since).
+     */
     public long tokenAt(long offset) {
-        return Math.addExact(tokenBase, offset + 1);
+        long base = layout.isPresent() && layout.get().growth().isPresent()
+                ? Math.min(tokenBase, layout.get().growth().get().tokenBaseAt(offset)) : tokenBase;
+        return Math.addExact(base, offset + 1);
     }
 
     /**
@@ -57,8 +90,9 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
      * again, tokens continue above every token the old incarnation issued, time and leases carry over.
      */
     public PartitionPosition nextIncarnation() {
+        // The growth's offsets were the old incarnation's: only its count carries over.
         return new PartitionPosition(0, clock, Math.addExact(tokenBase, nextOffset), quarantine, Optional.empty(),
-                liveUntil);
+                liveUntil, layout.map(l -> Layout.of(l.partitions())));
     }
 
     /** The records from {@code nextOffset} up to {@code logStart} are gone: skip them and quarantine. */
@@ -68,11 +102,11 @@ public record PartitionPosition(long nextOffset, Instant clock, long tokenBase, 
                     + " and the next offset is " + nextOffset);
         }
         return new PartitionPosition(logStart, clock, tokenBase,
-                Optional.of(new Quarantine(nextOffset, logStart, Optional.empty())), lastTick, liveUntil);
+                Optional.of(new Quarantine(nextOffset, logStart, Optional.empty())), lastTick, liveUntil, layout);
     }
 
     PartitionPosition advancedTo(long next, Instant now, Optional<Quarantine> newQuarantine, Optional<TickMark> tick,
             Optional<Instant> live) {
-        return new PartitionPosition(next, now, tokenBase, newQuarantine, tick, live);
+        return new PartitionPosition(next, now, tokenBase, newQuarantine, tick, live, layout);
     }
 }

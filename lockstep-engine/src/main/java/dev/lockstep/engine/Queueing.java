@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -153,11 +154,12 @@ final class Queueing {
 
     /**
      * Each resource freed at this record, or named by it, to its first waiter if it has room for
-     * it; then each resource an announced lease left that nobody holds now is said to be vacant.
+     * it (one decided on this partition: a growth may have carried it off, or not yet here); then
+     * each resource an announced lease left that nobody holds now is said to be vacant.
      */
-    void handOvers() {
+    void handOvers(Predicate<String> decidedHere) {
         if (!quarantined) {
-            freed.forEach(this::handOver);
+            freed.stream().filter(decidedHere).forEach(this::handOver);
         }
         announced.values().forEach(ended -> {
             if (state.holders(ended.resource()).liveAt(now.passed()).isEmpty()) {

@@ -3,12 +3,12 @@ package dev.lockstep.engine;
 import dev.lockstep.core.FieldError;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.Growth;
 import dev.lockstep.protocol.HandOver;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
 import dev.lockstep.protocol.Reply;
 import dev.lockstep.protocol.ReplyTo;
-import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.Tick;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -30,12 +30,10 @@ final class Triage {
 
     private final CommandDecoder decoder;
     private final ReplyRouter router;
-    private final int partitions;
 
     Triage(EngineSettings settings) {
         this.decoder = new CommandDecoder(settings.limits());
         this.router = new ReplyRouter(settings.defaultReplyTopic(), settings.replyAllowList());
-        this.partitions = settings.partitions();
     }
 
     Triaged triage(Inbound record) {
@@ -47,6 +45,11 @@ final class Triage {
         }
         if (record.headers().has(HandOver.HEADER)) {
             return handOver(record);
+        }
+        for (String header : Growth.HEADERS) {
+            if (record.headers().has(header)) {
+                return growth(record, header);
+            }
         }
         if (!record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
             return command(record);
@@ -87,13 +90,30 @@ final class Triage {
             return new Triaged.DeadLetter("a hand-over (" + HandOver.HEADER + " header) marks no record: it carries no "
                     + DeadLetterHeaders.UNDELIVERABLE + " header", Outbound.Cause.UNREADABLE);
         }
-        int expected = partitionOf(record.key(), partitions);
-        if (expected != record.partition()) {
-            return new Triaged.DeadLetter("a hand-over belongs on its resource's partition, " + expected
-                    + "; this record is on " + record.partition(), Outbound.Cause.UNREADABLE);
-        }
         HandOver.Read.Resource resource = (HandOver.Read.Resource) read;
         return new Triaged.HandOver(resource.name(), resource.last());
+    }
+
+    /**
+     * A growth's record, read; what it does depends on the partition's layout, so the machine
+     * decides it. Marked undeliverable, or carrying two growth headers, it is dead-lettered.
+     */
+    private static Triaged growth(Inbound record, String header) {
+        int count = Growth.HEADERS.stream().mapToInt(record.headers()::count).sum();
+        Growth.Read read = Growth.read(header, record.key(), record.value(), record.headers().lastValue(header)
+                .orElse(null), count);
+        if (record.headers().has(DeadLetterHeaders.UNDELIVERABLE)) {
+            return new Triaged.DeadLetter("a growth record (" + header + " header) marks no record: it carries no "
+                    + DeadLetterHeaders.UNDELIVERABLE + " header", Outbound.Cause.UNREADABLE);
+        }
+        if (read instanceof Growth.Read.Seal seal) {
+            return new Triaged.Seal(seal.from(), seal.partitions());
+        } else if (read instanceof Growth.Read.Carry carry) {
+            return new Triaged.Carry(carry.from(), carry.seal(), carry.resource(), carry.json());
+        } else if (read instanceof Growth.Read.Taken taken) {
+            return new Triaged.Taken(taken.from(), taken.seal(), taken.tokenBound());
+        }
+        return new Triaged.DeadLetter(((Growth.Read.Malformed) read).reason(), Outbound.Cause.UNREADABLE);
     }
 
     /**
@@ -192,12 +212,6 @@ final class Triage {
                                     + "reply); it has " + correlationId.get().length))));
         }
         if (parsed instanceof ParsedCommand.Valid valid) {
-            int expected = partitionOf(record.key(), partitions);
-            if (expected != record.partition()) {
-                return new Triaged.Reject(route, correlationId, Reply.Rejected.of(new ParsedCommand.Invalid(
-                        valid.requestId(), valid.replyTo(), Optional.of(valid.command().type()),
-                        Optional.of(valid.command().resource()), List.of(wrongPartition(record.partition(), expected)))));
-            }
             return new Triaged.Apply(route, correlationId, valid.command());
         }
         return new Triaged.Reject(route, correlationId, Reply.Rejected.of((ParsedCommand.Invalid) parsed));
@@ -214,16 +228,5 @@ final class Triage {
         errors.add(error);
         return new ParsedCommand.Invalid(invalid.requestId(), invalid.replyTo(), invalid.type(), invalid.resource(),
                 errors);
-    }
-
-    /** The partition the Java client's default partitioner chooses for a key: murmur2, made positive, mod count. */
-    static int partitionOf(byte[] key, int partitions) {
-        return ResourcePartition.of(key, partitions);
-    }
-
-    private static FieldError wrongPartition(int actual, int expected) {
-        return new FieldError("resource", "the record is on partition " + actual + " but its key belongs on partition "
-                + expected + " (murmur2 of the key, as the Java client partitions); librdkafka clients (Python, "
-                + "Go, .NET, kcat) must set partitioner=murmur2_random");
     }
 }

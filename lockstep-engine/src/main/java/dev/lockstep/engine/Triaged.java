@@ -86,4 +86,16 @@ sealed interface Triaged {
             return command.requestId();
         }
     }
+
+    /** A seal ({@link dev.lockstep.protocol.Growth#SEAL}): route by {@code partitions} from here on. */
+    record Seal(int from, int partitions) implements Triaged {
+    }
+
+    /** A carry ({@link dev.lockstep.protocol.Growth#CARRY}): a part of {@code resource}'s state at partition {@code from}'s seal. */
+    record Carry(int from, long seal, String resource, byte[] json) implements Triaged {
+    }
+
+    /** A taken ({@link dev.lockstep.protocol.Growth#TAKEN}): partition {@code from} carried all it hands here. */
+    record Taken(int from, long seal, long tokenBound) implements Triaged {
+    }
 }

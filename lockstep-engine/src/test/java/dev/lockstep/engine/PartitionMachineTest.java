@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.Limits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -136,17 +137,16 @@ class PartitionMachineTest {
     }
 
     @Test
-    void aRecordOnAnotherPartitionThanItsKeysIsInvalidNamesTheRightOneAndIsNotApplied() {
+    void aRecordOnAnotherPartitionThanItsKeysIsSentToTheRightOneAndIsNotApplied() {
         EngineSettings three = ONE_PARTITION.withPartitions(3);
         PartitionMachine machine3 = new PartitionMachine(three);
-        byte[] key = "job-1".getBytes(StandardCharsets.UTF_8);
-        int right = Triage.partitionOf(key, 3);
+        int right = ResourcePartition.of("job-1", 3);
         int wrong = (right + 1) % 3;
         PartitionState state = fresh();
         Step out = send(PartitionDriver.worker(machine3, state, "lock.commands", wrong), T0,
                 acquire("w", "job-1", "o1", 30));
-        assertThat(reply(out)).contains("\"outcome\":\"invalid\"").contains("\"field\":\"resource\"")
-                .contains("belongs on partition " + right).contains("partitioner=murmur2_random");
+        assertThat(reply(out)).contains("\"outcome\":\"moved\"").contains("\"partition\":" + right)
+                .contains("\"partitions\":3").contains("partitioner=murmur2_random");
         assertThat(state.lease("job-1")).isEmpty();
         assertThat(state.request("w")).isEmpty();
         assertThat(reply(send(PartitionDriver.worker(machine3, fresh(), "lock.commands", right), T0,

@@ -11,7 +11,9 @@ public enum Outcome {
     LOCKED("locked"),
     NOT_FOUND("not_found"),
     FORBIDDEN("forbidden"),
-    INVALID("invalid");
+    INVALID("invalid"),
+    /** Not this partition's resource (the command topic grew, or the record was misrouted): send it again where the reply says. */
+    MOVED("moved");
 
     private final String wireName;
 

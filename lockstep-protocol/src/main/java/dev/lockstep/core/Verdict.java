@@ -130,4 +130,25 @@ public sealed interface Verdict {
             return Outcome.INVALID;
         }
     }
+
+    /**
+     * The command was not decided: its resource is not decided on the partition it was sent to.
+     * The command topic grew (or the record was misrouted): send the same command, with the same
+     * request ID, to {@code partition}, which decides it or names the next partition to try.
+     *
+     * @param partition where to send it
+     * @param partitions the command topic's partition count as that partition routes
+     */
+    record Moved(int partition, int partitions) implements Verdict {
+        public Moved {
+            if (partition < 0 || partition >= partitions) {
+                throw new IllegalArgumentException("partition " + partition + " is not one of " + partitions);
+            }
+        }
+
+        @Override
+        public Outcome outcome() {
+            return Outcome.MOVED;
+        }
+    }
 }

@@ -75,8 +75,16 @@ public final class ReplyDecoder {
             case "not_found" -> Optional.of(new Verdict.NotFound());
             case "forbidden" -> Optional.of(new Verdict.Forbidden());
             case "invalid" -> Optional.of(new Verdict.Invalid(problem(json.path("problem"))));
+            case "moved" -> moved(json);
             default -> Optional.empty();
         };
+    }
+
+    private static Optional<Verdict> moved(JsonNode json) {
+        int partition = json.path("partition").asInt(-1);
+        int partitions = json.path("partitions").asInt(0);
+        return partition >= 0 && partition < partitions ? Optional.of(new Verdict.Moved(partition, partitions))
+                : Optional.empty();
     }
 
     private static Lease lease(JsonNode lock) {

@@ -122,6 +122,12 @@ public final class ReplyEncoder {
             }
         } else if (verdict instanceof Verdict.Invalid invalid) {
             writeProblem(json, invalid.problem());
+        } else if (verdict instanceof Verdict.Moved moved) {
+            json.number("partition", moved.partition());
+            json.number("partitions", moved.partitions());
+            json.string("detail", "not decided here: send the same command, with the same request_id, to partition "
+                    + moved.partition() + " (a resource is decided on murmur2 of its key mod the partition count, "
+                    + "as the Java client partitions; librdkafka clients set partitioner=murmur2_random)");
         }
     }
 

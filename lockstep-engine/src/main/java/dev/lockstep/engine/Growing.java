@@ -1,0 +1,169 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.core.Lease;
+import dev.lockstep.protocol.Growth;
+import dev.lockstep.protocol.ResourcePartition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * A growth's records as one partition applies them (docs/architecture.md, "Growing the command
+ * topic"): a seal re-routes it and carries off the state of every resource that leaves it; a carry
+ * brings one part of an arriving resource's state; a taken makes this partition decide the
+ * resources of the partition that carried them, with tokens above every token that one issued.
+ * Pure, as the rest of the machine.
+ */
+final class Growing {
+
+    private final Inbound record;
+    private final PartitionState state;
+    private final Layout layout;
+
+    Growing(Inbound record, PartitionState state, Layout layout) {
+        this.record = record;
+        this.state = state;
+        this.layout = layout;
+    }
+
+    /** What a growth record did: the records to append elsewhere, or why it was dead-lettered. */
+    sealed interface Result {
+
+        /** Applied (or a repeat that changes nothing); these to append. */
+        record Applied(List<Outbound.Transfer> transfers) implements Result {
+        }
+
+        /** Not applied, for this reason. */
+        record Refused(String reason) implements Result {
+        }
+    }
+
+    private static final Result NOTHING = new Result.Applied(List.of());
+
+    /**
+     * From here on resources are routed by {@code seal.partitions()}. Each resource this partition
+     * held that now belongs elsewhere leaves: its leases and waiters are carried there, in order,
+     * and each partition it hands resources to is told when all were carried (with the bound of
+     * this partition's tokens: the seal's own token, above every token granted before it).
+     */
+    Result seal(Triaged.Seal seal) {
+        int self = record.partition();
+        if (seal.partitions() <= layout.partitions()) {
+            return NOTHING;
+        }
+        if (self >= seal.partitions()) {
+            return new Result.Refused("a seal to " + seal.partitions() + " partitions on partition " + self
+                    + ", which is not one of them");
+        }
+        if (layout.growing()) {
+            return new Result.Refused("partition " + self + " still awaits the resources of partitions "
+                    + layout.growth().orElseThrow().awaiting() + " from the growth to " + layout.partitions());
+        }
+        if (self < layout.partitions() && seal.from() != layout.partitions()) {
+            return new Result.Refused("a seal from " + seal.from() + " partitions on partition " + self
+                    + ", which routes by " + layout.partitions());
+        }
+        long bound = state.position().tokenAt(record.offset());
+        List<Outbound.Transfer> transfers = new ArrayList<>();
+        for (String resource : leaving(seal.partitions())) {
+            int to = ResourcePartition.of(resource, seal.partitions());
+            List<Lease> leases = state.holders(resource).leases();
+            if (!leases.isEmpty()) {
+                transfers.add(carry(to, resource, new Carried.Leases(leases)));
+                leases.forEach(state::remove);
+            }
+            for (Waiter waiter : List.copyOf(state.queues().queue(resource))) {
+                transfers.add(carry(to, resource, new Carried.Queued(waiter)));
+                state.queues().leave(waiter);
+            }
+        }
+        // A partition at or above the old count held nothing: it hands nothing on.
+        for (int to : self < seal.from() ? Layout.destinations(seal.from(), seal.partitions(), self)
+                : new TreeSet<Integer>()) {
+            transfers.add(new Outbound.Transfer(record, to, Optional.empty(), Growth.TAKEN,
+                    Growth.takenHeader(self, record.offset(), bound), new byte[0]));
+        }
+        state.position(state.position().withLayout(layout.sealed(self, seal.from(), seal.partitions(),
+                record.offset(), state.position().tokenBase())));
+        return new Result.Applied(transfers);
+    }
+
+    /**
+     * One part of an arriving resource's state, while its partition is awaited: leases take their
+     * permits, a waiter joins the queue (at this record's place) unless it is there already (a
+     * carry sent again). Once that partition's resources were taken, a carry from it is a repeat.
+     */
+    Result carry(Triaged.Carry carry) {
+        int self = record.partition();
+        Optional<Layout.Growth> growth = layout.growth();
+        if (growth.isPresent() && growth.get().taken().containsKey(carry.from())) {
+            return NOTHING;
+        }
+        if (growth.isEmpty() || !growth.get().awaiting().contains(carry.from())
+                || ResourcePartition.of(carry.resource(), layout.partitions()) != self
+                || ResourcePartition.of(carry.resource(), growth.get().from()) != carry.from()) {
+            return new Result.Refused("a carry of " + carry.resource() + " from partition " + carry.from()
+                    + ", which does not hand it to partition " + self + " in a growth under way here");
+        }
+        Optional<Carried> carried = Carried.read(carry.resource(), carry.json(), record.offset());
+        if (carried.isEmpty()) {
+            return new Result.Refused("a carry's value is the JSON of a resource's leases or of one waiter");
+        }
+        if (carried.get() instanceof Carried.Leases leases) {
+            leases.leases().forEach(state::put);
+        } else {
+            Waiter waiter = ((Carried.Queued) carried.get()).waiter();
+            if (state.queues().waiting(waiter.requestId()).isEmpty()) {
+                state.queues().join(waiter);
+            }
+        }
+        return NOTHING;
+    }
+
+    /**
+     * Partition {@code taken.from()} carried all it hands here: its resources are decided here from
+     * this record on, with tokens above its bound, and each that has waiters is named, so its
+     * first waiter is granted at this record when the rules let it.
+     */
+    Result taken(Triaged.Taken taken, Queueing queueing) {
+        Optional<Layout.Growth> growth = layout.growth();
+        if (growth.isPresent() && growth.get().taken().containsKey(taken.from())) {
+            return NOTHING;
+        }
+        if (growth.isEmpty() || !growth.get().awaiting().contains(taken.from())) {
+            return new Result.Refused("a taken from partition " + taken.from() + ", which hands partition "
+                    + record.partition() + " nothing in a growth under way here");
+        }
+        int from = growth.get().from();
+        state.queues().resources().stream()
+                .filter(resource -> ResourcePartition.of(resource, from) == taken.from())
+                .forEach(queueing::named);
+        PartitionPosition above = state.position().withTokensAbove(taken.tokenBound(), record.offset());
+        state.position(above.withLayout(layout.taken(taken.from(), record.offset(), above.tokenBase())));
+        return NOTHING;
+    }
+
+    /** The resources with state here that {@code partitions} routes elsewhere, in order of name (the same for a worker and a replay). */
+    private SortedSet<String> leaving(int partitions) {
+        SortedSet<String> leaving = new TreeSet<>();
+        int self = record.partition();
+        state.leases().forEach(lease -> {
+            if (ResourcePartition.of(lease.resource(), partitions) != self) {
+                leaving.add(lease.resource());
+            }
+        });
+        state.queues().all().forEach(waiter -> {
+            if (ResourcePartition.of(waiter.resource(), partitions) != self) {
+                leaving.add(waiter.resource());
+            }
+        });
+        return leaving;
+    }
+
+    private Outbound.Transfer carry(int to, String resource, Carried carried) {
+        return new Outbound.Transfer(record, to, Optional.of(resource), Growth.CARRY,
+                Growth.carryHeader(record.partition(), record.offset()), Carried.json(carried));
+    }
+}

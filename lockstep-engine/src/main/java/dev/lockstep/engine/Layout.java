@@ -1,0 +1,153 @@
+package dev.lockstep.engine;
+
+import dev.lockstep.protocol.ResourcePartition;
+import java.util.Collections;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The command topic as one partition routes it: its partition count, and the latest growth it
+ * took part in (docs/architecture.md, "Growing the command topic"). A resource is decided on
+ * {@code murmur2(resource) mod partitions}; during a growth, a resource that arrives from another
+ * partition is decided here only once that partition's state for it was taken over.
+ *
+ * @param partitions the count resources are routed by
+ * @param growth the latest growth this partition was sealed for, if any
+ */
+public record Layout(int partitions, Optional<Growth> growth) {
+
+    public Layout {
+        Objects.requireNonNull(growth, "growth");
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a topic has at least one partition: " + partitions);
+        }
+    }
+
+    /** Routing by {@code partitions}, as a partition that never grew does. */
+    public static Layout of(int partitions) {
+        return new Layout(partitions, Optional.empty());
+    }
+
+    /**
+     * A growth from {@code from} partitions, sealed here at {@code sealOffset}.
+     *
+     * @param taken the partitions that carried their resources here, each with the offset of its taken record
+     * @param awaiting the partitions whose resources for this one are not yet taken over
+     * @param tokenBases the token base from each offset on, from the seal's (each taken may raise
+     *     it): a grant made before a rise keeps its token when a cancellation asks for it later
+     */
+    public record Growth(int from, long sealOffset, SortedMap<Integer, Long> taken, SortedSet<Integer> awaiting,
+            SortedMap<Long, Long> tokenBases) {
+
+        public Growth {
+            taken = Collections.unmodifiableSortedMap(new TreeMap<>(taken));
+            awaiting = Collections.unmodifiableSortedSet(new TreeSet<>(awaiting));
+            tokenBases = Collections.unmodifiableSortedMap(new TreeMap<>(tokenBases));
+            if (tokenBases.isEmpty()) {
+                throw new IllegalArgumentException("a growth knows the token base at its seal");
+            }
+        }
+
+        /** The token base in force at {@code offset}: the seal's before it, as no earlier rise is kept. */
+        long tokenBaseAt(long offset) {
+            SortedMap<Long, Long> upTo = tokenBases.headMap(offset + 1);
+            return upTo.isEmpty() ? tokenBases.get(tokenBases.firstKey()) : upTo.get(upTo.lastKey());
+        }
+
+        /** Whether every partition that hands resources here has. */
+        public boolean done() {
+            return awaiting.isEmpty();
+        }
+    }
+
+    /** Whether a growth is under way here: sealed, and some resources not yet taken over. */
+    public boolean growing() {
+        return growth.isPresent() && !growth.get().done();
+    }
+
+    /**
+     * Where the command for {@code resource} at {@code offset} of partition {@code self} is
+     * decided: empty here; else the partition to send it to. Before the seal the old count routes;
+     * after it the new one, and a resource that arrives from a partition not yet taken over is
+     * sent back there (which decides it while not sealed, or sends it here again).
+     */
+    public OptionalInt sendTo(String resource, int self, long offset) {
+        if (growth.isPresent() && offset < growth.get().sealOffset()) {
+            int home = ResourcePartition.of(resource, growth.get().from());
+            return home == self ? OptionalInt.empty() : OptionalInt.of(home);
+        }
+        int home = ResourcePartition.of(resource, partitions);
+        if (home != self) {
+            return OptionalInt.of(home);
+        }
+        if (growth.isPresent()) {
+            Growth g = growth.get();
+            int source = ResourcePartition.of(resource, g.from());
+            Long takenAt = g.taken().get(source);
+            if (source != self && (g.awaiting().contains(source) || takenAt != null && takenAt > offset)) {
+                return OptionalInt.of(source);
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    /** Whether {@code resource} is decided on {@code self} from here on. */
+    public boolean decides(String resource, int self) {
+        return sendTo(resource, self, Long.MAX_VALUE).isEmpty();
+    }
+
+    /** Sealed at {@code offset} with token base {@code tokenBase}: routed by {@code to} from there, awaiting each partition that hands resources here. */
+    public Layout sealed(int self, int from, int to, long offset, long tokenBase) {
+        return new Layout(to, Optional.of(new Growth(from, offset, new TreeMap<>(), sources(from, to, self),
+                new TreeMap<>(java.util.Map.of(offset, tokenBase)))));
+    }
+
+    /** {@code source} handed its resources over at {@code offset}; the token base is {@code tokenBase} from there on. */
+    public Layout taken(int source, long offset, long tokenBase) {
+        Growth g = growth.orElseThrow();
+        TreeMap<Integer, Long> taken = new TreeMap<>(g.taken());
+        taken.put(source, offset);
+        TreeSet<Integer> awaiting = new TreeSet<>(g.awaiting());
+        awaiting.remove(source);
+        TreeMap<Long, Long> bases = new TreeMap<>(g.tokenBases());
+        bases.put(offset, tokenBase);
+        return new Layout(partitions, Optional.of(new Growth(g.from(), g.sealOffset(), taken, awaiting, bases)));
+    }
+
+    /**
+     * The partitions below {@code from} that hand resources to {@code self} when {@code from}
+     * partitions grow to {@code to}: a key on {@code p} under {@code from} and on {@code self} under
+     * {@code to} exists exactly when {@code p} and {@code self} agree modulo gcd(from, to).
+     */
+    static SortedSet<Integer> sources(int from, int to, int self) {
+        int gcd = gcd(from, to);
+        SortedSet<Integer> sources = new TreeSet<>();
+        for (int p = self % gcd; p < from; p += gcd) {
+            if (p != self) {
+                sources.add(p);
+            }
+        }
+        return sources;
+    }
+
+    /** The partitions below {@code to} that {@code self} hands resources to: the other way round. */
+    static SortedSet<Integer> destinations(int from, int to, int self) {
+        int gcd = gcd(from, to);
+        SortedSet<Integer> destinations = new TreeSet<>();
+        for (int q = self % gcd; q < to; q += gcd) {
+            if (q != self) {
+                destinations.add(q);
+            }
+        }
+        return destinations;
+    }
+
+    private static int gcd(int a, int b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+}
