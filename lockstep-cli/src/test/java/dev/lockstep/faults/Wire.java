@@ -42,6 +42,23 @@ final class Wire implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends the command to {@code partition}, whatever its key's partition (what a client does
+     * with a {@code moved} reply), and returns its {@code answer}-th reply (from 1): the request ID's
+     * replies before it answered earlier sends.
+     */
+    JsonNode call(ObjectNode command, int partition, int answer) {
+        try {
+            producer.send(new ProducerRecord<>(topics.commands(), partition,
+                    command.path("resource").asText().getBytes(StandardCharsets.UTF_8),
+                    command.toString().getBytes(StandardCharsets.UTF_8))).get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException("publishing a test command failed", e);
+        }
+        byte[] key = command.path("request_id").asText().getBytes(StandardCharsets.UTF_8);
+        return Commands.parse(replies.await(r -> Arrays.equals(r.key(), key), answer).get(answer - 1).value());
+    }
+
     JsonNode call(ObjectNode command) {
         send(command);
         return Commands.parse(await(command.path("request_id").asText(), 1).get(0).value());

@@ -3,6 +3,7 @@ package dev.lockstep.engine;
 import dev.lockstep.core.Lease;
 import dev.lockstep.protocol.Growth;
 import dev.lockstep.protocol.ResourcePartition;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -21,11 +22,14 @@ final class Growing {
     private final Inbound record;
     private final PartitionState state;
     private final Layout layout;
+    private final Instant now;
 
-    Growing(Inbound record, PartitionState state, Layout layout) {
+    /** @param now the partition's time at the record: a lease ended by then showed its end here already */
+    Growing(Inbound record, PartitionState state, Layout layout, Instant now) {
         this.record = record;
         this.state = state;
         this.layout = layout;
+        this.now = now;
     }
 
     /** What a growth record did: the records to append elsewhere, or why it was dead-lettered. */
@@ -44,7 +48,7 @@ final class Growing {
 
     /**
      * From here on resources are routed by {@code seal.partitions()}. Each resource this partition
-     * held that now belongs elsewhere leaves: its leases and waiters are carried there, in order,
+     * held that now belongs elsewhere leaves: its live leases and its waiters are carried there, in order,
      * and each partition it hands resources to is told when all were carried (with the bound of
      * this partition's tokens: the seal's own token, above every token granted before it).
      */
@@ -70,10 +74,12 @@ final class Growing {
         for (String resource : leaving(seal.partitions())) {
             int to = ResourcePartition.of(resource, seal.partitions());
             List<Lease> leases = state.holders(resource).leases();
-            if (!leases.isEmpty()) {
-                transfers.add(carry(to, resource, new Carried.Leases(leases)));
-                leases.forEach(state::remove);
+            // Those that ended were said to here; the tokens they had are below the bound.
+            List<Lease> live = leases.stream().filter(lease -> lease.isLiveAt(now)).toList();
+            if (!live.isEmpty()) {
+                transfers.add(carry(to, resource, new Carried.Leases(live)));
             }
+            leases.forEach(state::remove);
             for (Waiter waiter : List.copyOf(state.queues().queue(resource))) {
                 transfers.add(carry(to, resource, new Carried.Queued(waiter)));
                 state.queues().leave(waiter);

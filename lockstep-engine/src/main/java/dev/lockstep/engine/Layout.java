@@ -120,6 +120,54 @@ public record Layout(int partitions, Optional<Growth> growth) {
     }
 
     /**
+     * The text stored with a partition's position: {@code partitions=T}, and for a growth
+     * {@code ;from=F;seal=S;taken=P@O,...;awaiting=P,...;bases=O:B,...}.
+     */
+    public String text() {
+        StringBuilder text = new StringBuilder("partitions=").append(partitions);
+        growth.ifPresent(g -> {
+            text.append(";from=").append(g.from()).append(";seal=").append(g.sealOffset()).append(";taken=");
+            g.taken().forEach((p, o) -> text.append(p).append('@').append(o).append(','));
+            text.append(";awaiting=");
+            g.awaiting().forEach(p -> text.append(p).append(','));
+            text.append(";bases=");
+            g.tokenBases().forEach((o, b) -> text.append(o).append(':').append(b).append(','));
+        });
+        return text.toString();
+    }
+
+    /** Reads {@link #text()} back. */
+    public static Layout parse(String text) {
+        try {
+            java.util.Map<String, String> fields = new java.util.HashMap<>();
+            for (String pair : text.split(";")) {
+                int eq = pair.indexOf('=');
+                fields.put(pair.substring(0, eq), pair.substring(eq + 1));
+            }
+            int partitions = Integer.parseInt(fields.get("partitions"));
+            if (!fields.containsKey("from")) {
+                return of(partitions);
+            }
+            TreeMap<Integer, Long> taken = new TreeMap<>();
+            items(fields.get("taken")).forEach(item -> taken.put(Integer.parseInt(item.substring(0, item.indexOf('@'))),
+                    Long.parseLong(item.substring(item.indexOf('@') + 1))));
+            TreeSet<Integer> awaiting = new TreeSet<>();
+            items(fields.get("awaiting")).forEach(item -> awaiting.add(Integer.parseInt(item)));
+            TreeMap<Long, Long> bases = new TreeMap<>();
+            items(fields.get("bases")).forEach(item -> bases.put(Long.parseLong(item.substring(0, item.indexOf(':'))),
+                    Long.parseLong(item.substring(item.indexOf(':') + 1))));
+            return new Layout(partitions, Optional.of(new Growth(Integer.parseInt(fields.get("from")),
+                    Long.parseLong(fields.get("seal")), taken, awaiting, bases)));
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a stored layout: " + text, e);
+        }
+    }
+
+    private static java.util.List<String> items(String list) {
+        return java.util.Arrays.stream(list.split(",")).filter(item -> !item.isEmpty()).toList();
+    }
+
+    /**
      * The partitions below {@code from} that hand resources to {@code self} when {@code from}
      * partitions grow to {@code to}: a key on {@code p} under {@code from} and on {@code self} under
      * {@code to} exists exactly when {@code p} and {@code self} agree modulo gcd(from, to).

@@ -158,7 +158,7 @@ public final class PartitionMachine {
             queueing.named(apply.command().resource());
             return answer;
         }
-        Growing growing = new Growing(record, state, layout);
+        Growing growing = new Growing(record, state, layout, now.passed());
         Growing.Result result = triaged instanceof Triaged.Seal seal ? growing.seal(seal)
                 : triaged instanceof Triaged.Carry carry ? growing.carry(carry)
                 : growing.taken((Triaged.Taken) triaged, queueing);
@@ -166,6 +166,7 @@ public final class PartitionMachine {
             return Optional.of(new Outbound.DeadLetter(record, refused.reason(), Outbound.Cause.UNREADABLE));
         }
         transfers.addAll(((Growing.Result.Applied) result).transfers());
+        transfers.forEach(state::add);
         return Optional.empty();
     }
 }

@@ -31,10 +31,13 @@ public sealed interface PartitionStart {
      * @param settings this worker's settings (with the topic's partition count)
      * @param acceptSettings record this worker's settings from the next offset on, if they differ
      * @param tokenFloor the largest fencing token in the database: a partition it never saw starts above it
+     * @param startCount the count a partition that never started routes by until its seal: the
+     *     topic's before its latest growth (a partition added since holds nothing under it)
      */
     public static PartitionStart decide(Optional<StoredPartition> stored, String topicId, long logStart, long logEnd,
-            EngineSettings settings, boolean acceptSettings, long tokenFloor) {
+            EngineSettings settings, boolean acceptSettings, long tokenFloor, int startCount) {
         if (stored.isEmpty()) {
+            settings = settings.withPartitions(startCount);
             PartitionPosition fresh = PartitionPosition.fresh(0, PartitionPosition.START.clock(), tokenFloor);
             return logStart > 0
                     ? begin(topicId, fresh.afterLoss(logStart), settings, EpochOrigin.RECORDS_LOST,
@@ -46,11 +49,8 @@ public sealed interface PartitionStart {
         List<String> reasons = new ArrayList<>();
         if (known.settings().isPresent()) {
             EngineSettings recorded = known.settings().get();
-            if (recorded.partitions() != settings.partitions()) {
-                return new Refuse("the command topic has " + settings.partitions() + " partitions, the database recorded "
-                        + recorded.partitions() + ": resources would move between partitions and lose their order "
-                        + "and tokens; restore the partition count", false);
-            }
+            // The count a partition started with stays recorded: its seals say how it routes since.
+            settings = settings.withPartitions(recorded.partitions());
             List<String> differences = settings.differencesFrom(recorded);
             if (!differences.isEmpty() && !acceptSettings) {
                 return new Refuse("this worker's settings differ from those recorded for the partition ("
@@ -92,6 +92,12 @@ public sealed interface PartitionStart {
         }
         return reasons.isEmpty() ? new Resume(position.nextOffset()) : begin(topicId, position, settings, origin,
                 String.join("; ", reasons));
+    }
+
+    /** As the full form, for a topic that never grew: a partition that never started routes by {@code settings}' count. */
+    public static PartitionStart decide(Optional<StoredPartition> stored, String topicId, long logStart, long logEnd,
+            EngineSettings settings, boolean acceptSettings, long tokenFloor) {
+        return decide(stored, topicId, logStart, logEnd, settings, acceptSettings, tokenFloor, settings.partitions());
     }
 
     private static Begin begin(String topicId, PartitionPosition position, EngineSettings settings, EpochOrigin origin,

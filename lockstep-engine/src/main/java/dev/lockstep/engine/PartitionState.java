@@ -36,6 +36,7 @@ public final class PartitionState {
     private final WaitQueues queues;
     private final Map<Long, List<DeferredReply>> deferred = new HashMap<>();
     private final List<DeferredReply> newDeferred = new ArrayList<>();
+    private final List<Outbound.Transfer> newTransfers = new ArrayList<>(0);
     private boolean writesBack = true;
     private final StoredReply.Slab replies = new StoredReply.Slab();
     private Optional<Instant> datedUntil = Optional.empty();
@@ -149,6 +150,17 @@ public final class PartitionState {
     /** The replies of waiters decided by the records applied since loading, in the order they were made. */
     public List<DeferredReply> newDeferredReplies() {
         return Collections.unmodifiableList(newDeferred);
+    }
+
+    /** The carries and takens the seals applied since loading asked for, in order: the worker stores them until sent. */
+    public List<Outbound.Transfer> newTransfers() {
+        return Collections.unmodifiableList(newTransfers);
+    }
+
+    void add(Outbound.Transfer transfer) {
+        if (writesBack) {
+            newTransfers.add(transfer);
+        }
     }
 
     /** Whether any record was applied since loading, so the position must be written back. */

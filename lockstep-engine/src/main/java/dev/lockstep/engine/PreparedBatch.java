@@ -59,9 +59,25 @@ public final class PreparedBatch {
                 resources.add(apply.command().resource());
             } else if (triaged.get(i) instanceof Triaged.HandOver handOver) {
                 resources.add(handOver.resource());
+            } else if (triaged.get(i) instanceof Triaged.Carry carry) {
+                resources.add(carry.resource());
             }
         }
         return resources;
+    }
+
+    /**
+     * Whether a seal or a taken is at or after {@code offset}: a seal carries off every resource
+     * that leaves, a taken names every queue that arrived, so every lease and queue must be loaded.
+     */
+    public boolean regrows(long offset) {
+        for (int i = 0; i < records.size(); i++) {
+            if (records.get(i).offset() >= offset
+                    && (triaged.get(i) instanceof Triaged.Seal || triaged.get(i) instanceof Triaged.Taken)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -89,11 +89,22 @@ class PartitionStartTest {
     }
 
     @Test
-    void anotherPartitionCountIsAlwaysRefused() {
+    void aTopicThatGrewResumesItsPartitionsUnderTheCountTheyStartedWith() {
         PartitionStart start = PartitionStart.decide(stored("id-1", 5, 0, SETTINGS.withPartitions(6)), "id-1", 0, 10,
-                SETTINGS, true, 0);
-        assertThat(start).isInstanceOf(PartitionStart.Refuse.class);
-        assertThat(((PartitionStart.Refuse) start).settingsDiffer()).isFalse();
+                SETTINGS.withPartitions(8), false, 0);
+        assertThat(start).as("the seals in its log re-route it").isEqualTo(new PartitionStart.Resume(5));
+        PartitionStart recreated = PartitionStart.decide(stored("id-0", 5, 0, SETTINGS.withPartitions(6)), "id-1", 0,
+                10, SETTINGS.withPartitions(8), false, 0);
+        assertThat(((PartitionStart.Begin) recreated).partition().settings()).map(EngineSettings::partitions)
+                .as("a new epoch keeps the count it started with").contains(6);
+    }
+
+    @Test
+    void aPartitionAddedByAGrowthStartsRoutingByTheCountBeforeIt() {
+        PartitionStart start = PartitionStart.decide(Optional.empty(), "id-1", 0, 10, SETTINGS.withPartitions(8), false,
+                40, 6);
+        assertThat(((PartitionStart.Begin) start).partition().settings()).map(EngineSettings::partitions).contains(6);
+        assertThat(((PartitionStart.Begin) start).partition().position().tokenBase()).isEqualTo(40);
     }
 
     @Test

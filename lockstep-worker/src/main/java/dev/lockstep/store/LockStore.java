@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 /** Where leases, request entries and positions live. One implementation today: {@link PostgresLockStore}. */
-public interface LockStore extends AutoCloseable {
+public interface LockStore extends GrowthStore, AutoCloseable {
 
     /**
      * Runs {@code work} in one transaction for one partition, and commits it when the work

@@ -2,6 +2,7 @@ package dev.lockstep.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.Quarantine;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -325,5 +326,35 @@ public final class PostgresLockStore implements LockStore {
     @Override
     public void close() {
         dataSource.close();
+    }
+
+    @Override
+    public Map<Integer, Layout> layouts(String topic) {
+        return GrowthRows.layouts(dataSource, topic);
+    }
+
+    @Override
+    public List<TopicGrowth> growths(String topic) {
+        return GrowthRows.growths(dataSource, topic);
+    }
+
+    @Override
+    public TopicGrowth startGrowth(String topic, int from, int to) {
+        return GrowthRows.start(dataSource, topic, from, to);
+    }
+
+    @Override
+    public void growthFinished(String topic, int from) {
+        GrowthRows.finished(dataSource, topic, from);
+    }
+
+    @Override
+    public List<PendingTransfer> transfersDue(String topic, Collection<Integer> partitions) {
+        return GrowthRows.due(dataSource, topic, partitions);
+    }
+
+    @Override
+    public void transfersSent(String topic, Collection<PendingTransfer> sent) {
+        GrowthRows.sent(dataSource, topic, sent);
     }
 }

@@ -6,6 +6,7 @@ import dev.lockstep.core.Lease;
 import dev.lockstep.engine.DeferredReply;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.EventEntry;
+import dev.lockstep.engine.Outbound;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.RequestEntry;
@@ -33,13 +34,14 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
 
     private static final String SELECT_PARTITION =
             "SELECT topic_id, next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
-                    + "settings, last_tick_offset, last_tick_time, live_until FROM partition_progress "
+                    + "settings, last_tick_offset, last_tick_time, live_until, layout FROM partition_progress "
                     + "WHERE topic = ? AND partition = ? FOR UPDATE";
     private static final String UPDATE_POSITION =
             "UPDATE partition_progress SET next_offset = ?, last_now = " + EPOCH_MS.formatted("?")
                     + ", quarantine_from = ?, quarantine_to = ?, quarantine_until = " + EPOCH_MS.formatted("?")
                     + ", last_tick_offset = ?, last_tick_time = " + EPOCH_MS.formatted("?")
                     + ", live_until = " + EPOCH_MS.formatted("?")
+                    + ", token_base = ?, layout = ?"
                     + ", acked_offset = GREATEST(acked_offset, ?) WHERE topic = ? AND partition = ?";
     private static final String SELECT_ACKED =
             "SELECT acked_offset FROM partition_progress WHERE topic = ? AND partition = ?";
@@ -209,11 +211,14 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
         insertEvents(script, state.newEvents());
         waiters.write(script, state.queues().joined(), state.queues().left(), state.queues().due());
         waiters.insertReplies(script, state.newDeferredReplies());
+        insertTransfers(script, state.newTransfers());
         script.add(UPDATE_POSITION, (update, at) -> {
             update.setLong(at.next(), position.nextOffset());
             update.setLong(at.next(), position.clock().toEpochMilli());
             SqlArrays.setQuarantine(update, at.take(3), position.quarantine());
             SqlArrays.setTickAndLive(update, at.take(3), position);
+            update.setLong(at.next(), position.tokenBase());
+            update.setString(at.next(), position.layout().map(dev.lockstep.engine.Layout::text).orElse(null));
             update.setLong(at.next(), acknowledged);
             update.setString(at.next(), partition.topic());
             update.setInt(at.next(), partition.partition());
@@ -290,6 +295,33 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             insert.setArray(at.next(), SqlArrays.text(connection, events.stream().map(EventEntry::resource).toList()));
             insert.setArray(at.next(), SqlArrays.text(connection, events.stream().map(EventEntry::value).toList()));
         }, Script.exactly(events.size(), "lease events on " + partition + " written concurrently"));
+    }
+
+    private void insertTransfers(Script script, List<Outbound.Transfer> transfers) {
+        if (transfers.isEmpty()) {
+            return;
+        }
+        List<Integer> indexes = new java.util.ArrayList<>(transfers.size());
+        for (int i = 0; i < transfers.size(); i++) {
+            boolean sameRecord = i > 0 && transfers.get(i - 1).source().offset() == transfers.get(i).source().offset();
+            indexes.add(sameRecord ? indexes.get(i - 1) + 1 : 0);
+        }
+        script.add(GrowthRows.INSERT, (insert, at) -> {
+            insert.setString(at.next(), partition.topic());
+            insert.setInt(at.next(), partition.partition());
+            insert.setArray(at.next(), SqlArrays.bigint(connection,
+                    transfers.stream().map(t -> t.source().offset()).toList()));
+            insert.setArray(at.next(), SqlArrays.integer(connection, indexes));
+            insert.setArray(at.next(), SqlArrays.integer(connection,
+                    transfers.stream().map(Outbound.Transfer::partition).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection,
+                    transfers.stream().map(t -> t.key().orElse(null)).toList()));
+            insert.setArray(at.next(), SqlArrays.text(connection, transfers.stream().map(Outbound.Transfer::header).toList()));
+            insert.setArray(at.next(), connection.createArrayOf("bytea",
+                    transfers.stream().map(Outbound.Transfer::headerValue).toArray(byte[][]::new)));
+            insert.setArray(at.next(), connection.createArrayOf("bytea",
+                    transfers.stream().map(Outbound.Transfer::value).toArray(byte[][]::new)));
+        }, Script.exactly(transfers.size(), "growth transfers on " + partition + " written concurrently"));
     }
 
     private StoreException fail(String what, SQLException e) {

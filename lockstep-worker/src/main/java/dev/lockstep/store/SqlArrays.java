@@ -1,6 +1,7 @@
 package dev.lockstep.store;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.Quarantine;
 import dev.lockstep.engine.RequestEntry;
@@ -48,16 +49,19 @@ final class SqlArrays {
     /**
      * The partition's record from the columns {@code topic_id, next_offset, last_now, token_base,
      * quarantine_from, quarantine_to, quarantine_until, settings, last_tick_offset, last_tick_time,
-     * live_until}, in order; empty without a row.
+     * live_until, layout}, in order; empty without a row. A partition that never grew routes by the
+     * count its settings name: its position says so, whatever count the worker found.
      */
     static Optional<StoredPartition> storedPartition(ResultSet rs) throws SQLException {
         if (!rs.next()) {
             return Optional.empty();
         }
+        Optional<EngineSettings> settings = Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse);
+        Optional<Layout> layout = Optional.ofNullable(rs.getString(12)).map(Layout::parse)
+                .or(() -> settings.map(s -> Layout.of(s.partitions())));
         PartitionPosition position = new PartitionPosition(rs.getLong(2), instant(rs, 3), rs.getLong(4),
-                quarantine(rs, 5), tick(rs, 9), optionalInstant(rs, 11));
-        return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position,
-                Optional.ofNullable(rs.getString(8)).map(EngineSettings::parse)));
+                quarantine(rs, 5), tick(rs, 9), optionalInstant(rs, 11), layout);
+        return Optional.of(new StoredPartition(Optional.ofNullable(rs.getString(1)), position, settings));
     }
 
     /**

@@ -110,12 +110,12 @@ final class TopicQueries {
 
     /** Binds a statement's parameters (an array needs the connection). */
     @FunctionalInterface
-    private interface Parameters {
+    interface Parameters {
         void bind(Connection connection, PreparedStatement select) throws SQLException;
     }
 
     /** The rows {@code sql} selects, in one short read-only transaction; {@code what} names it in a failure. */
-    private static <T> List<T> rows(DataSource dataSource, String sql, Parameters parameters, SqlArrays.Row<T> row,
+    static <T> List<T> rows(DataSource dataSource, String sql, Parameters parameters, SqlArrays.Row<T> row,
             String what) {
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement select = connection.prepareStatement(sql)) {

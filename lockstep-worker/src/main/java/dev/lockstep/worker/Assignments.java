@@ -139,6 +139,12 @@ final class Assignments implements Settlement.Positions {
         if (seen.equals(identity)) {
             return false;
         }
+        if (seen.topicId().equals(identity.topicId())) {
+            // Grown: no partition is positioned anew; its seals re-route each as it applies them.
+            LOG.info("the command topic has {} partitions, had {}", seen.partitions(), identity.partitions());
+            identity = seen;
+            return false;
+        }
         LOG.warn("the command topic changed: ID {} with {} partitions, was {} with {}; positioning its partitions anew",
                 seen.topicId(), seen.partitions(), identity.topicId(), identity.partitions());
         identity = seen;

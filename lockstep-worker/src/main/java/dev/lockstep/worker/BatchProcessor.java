@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
 final class BatchProcessor implements RecordProcessor {
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchProcessor.class);
+    /** Later than any lease ends: a query up to it reads them all. */
+    private static final Instant EVERYTHING = Instant.parse("9999-12-31T00:00:00Z");
 
     private final LockStore store;
     private final PartitionMachine machine;
@@ -128,9 +130,13 @@ final class BatchProcessor implements RecordProcessor {
     /**
      * The leases a batch reads from {@code position}: those its records touch, and those ending
      * within the time it may reach; and every queue when that time may reach the end of the
-     * partition's quarantine (not yet fixed, or fixed within it).
+     * partition's quarantine (not yet fixed, or fixed within it). All of them for a growth's seal or taken.
      */
     private static LeaseQuery leaseQuery(PreparedBatch batch, PartitionPosition position) {
+        if (batch.regrows(position.nextOffset())) {
+            // A seal carries off every resource that leaves; a taken names every queue that arrived.
+            return new LeaseQuery(batch.resourcesFrom(position.nextOffset()), Instant.EPOCH, EVERYTHING, true);
+        }
         Instant latest = batch.reachableFrom(position);
         boolean quarantineMayEnd = position.quarantine()
                 .filter(quarantine -> quarantine.until().filter(latest::isBefore).isEmpty()).isPresent();
@@ -146,7 +152,7 @@ final class BatchProcessor implements RecordProcessor {
         }
         EngineSettings mine = machine.settings();
         Optional<EngineSettings> recorded = stored.settings();
-        if (recorded.isPresent() && !recorded.get().equals(mine)) {
+        if (recorded.isPresent() && !mine.differencesFrom(recorded.get()).isEmpty()) {
             throw new WorkerStartException(WorkerStartException.Kind.SETTINGS_DIFFER, "partition " + partition
                     + " is now decided under other settings (" + String.join("; ", mine.differencesFrom(recorded.get()))
                     + "), recorded by another worker; this worker stops rather than decide by its own");

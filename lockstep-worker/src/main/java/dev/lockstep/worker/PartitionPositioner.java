@@ -2,6 +2,7 @@ package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.PartitionStart;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.metrics.WorkerMetrics;
@@ -54,6 +55,8 @@ final class PartitionPositioner {
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
         EngineSettings current = settings.withPartitions(identity.partitions());
+        int startCount = partitions.isEmpty() ? identity.partitions()
+                : startCount(partitions.iterator().next().topic(), identity.partitions());
         Set<TopicPartition> refused = new HashSet<>();
         for (TopicPartition tp : partitions) {
             PartitionId id = new PartitionId(tp.topic(), tp.partition());
@@ -61,7 +64,7 @@ final class PartitionPositioner {
                 Optional<StoredPartition> stored = tx.partition();
                 long floor = stored.isEmpty() ? tx.largestToken() : 0;
                 PartitionStart start = PartitionStart.decide(stored, identity.topicId(), starts.get(tp), ends.get(tp),
-                        current, acceptSettingsChange, floor);
+                        current, acceptSettingsChange, floor, startCount);
                 if (start instanceof PartitionStart.Begin begin) {
                     tx.begin(begin.partition(), begin.origin(), begin.reason());
                 }
@@ -90,6 +93,16 @@ final class PartitionPositioner {
             }
         }
         return refused;
+    }
+
+    /**
+     * The count a partition that never started routes by until its seal: the count before the
+     * latest growth any started partition took part in (so a partition a growth added holds
+     * nothing under it, and takes its seal), or, on a topic none started, the cluster's.
+     */
+    private int startCount(String topic, int clusterCount) {
+        return store.layouts(topic).values().stream().mapToInt(l -> l.growth().map(Layout.Growth::from).orElse(l.partitions()))
+                .min().orElse(clusterCount);
     }
 
     /** @param acknowledged the offset below which the database says every reply was acknowledged */

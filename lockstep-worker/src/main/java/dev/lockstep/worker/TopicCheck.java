@@ -4,6 +4,9 @@ import dev.lockstep.protocol.TopicNames;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntUnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +22,8 @@ import org.apache.kafka.common.config.TopicConfig;
 /** The worker's checks of the topics it needs: at start, and of the command topic's identity while it runs. */
 final class TopicCheck {
 
+    private static final Logger LOG = LoggerFactory.getLogger(TopicCheck.class);
+
     /** Room for the largest reply or lease event the protocol's limits allow, and a dead letter's headers, with margin. */
     static final int MIN_MESSAGE_BYTES = 16 * 1024;
 
@@ -32,9 +37,11 @@ final class TopicCheck {
 
     /**
      * Refuses to start without the protocol's topics, with a command topic that does not stamp
-     * log-append time, or with an events topic whose partitions are not the command topic's.
+     * log-append time, or with an events topic of fewer partitions than the command topic routes by.
+     *
+     * @param routedBy the count the command topic's partitions route by, given the count it has
      */
-    TopicIdentity verify() {
+    TopicIdentity verify(IntUnaryOperator routedBy) {
         Set<String> existing = await(admin.listTopics().names(), "listing topics");
         Set<String> missing = new TreeSet<>(topics.all());
         missing.removeAll(existing);
@@ -46,10 +53,15 @@ final class TopicCheck {
         TopicIdentity identity = identity();
         int eventPartitions = await(admin.describeTopics(List.of(topics.events())).allTopicNames(),
                 "describing the events topic").get(topics.events()).partitions().size();
-        if (eventPartitions != identity.partitions()) {
+        if (eventPartitions < routedBy.applyAsInt(identity.partitions())) {
             throw new WorkerStartException("the events topic " + topics.events() + " has " + eventPartitions
-                    + " partitions but the command topic " + topics.commands() + " has " + identity.partitions()
-                    + "; each command's events go to the partition of the same number, so they must have as many");
+                    + " partitions but the command topic " + topics.commands() + " routes by "
+                    + routedBy.applyAsInt(identity.partitions()) + "; each command's events go to the partition of "
+                    + "the same number, so it must have at least as many (lockstep topics grow)");
+        }
+        if (eventPartitions < identity.partitions()) {
+            LOG.warn("the command topic has {} partitions, the events topic {} has {}: the command topic grows once "
+                    + "it has as many (lockstep topics grow)", identity.partitions(), topics.events(), eventPartitions);
         }
         return identity;
     }

@@ -1,6 +1,7 @@
 package dev.lockstep.worker;
 
 import dev.lockstep.engine.EngineSettings;
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.metrics.WorkerMetrics;
 import dev.lockstep.store.LockStore;
@@ -69,6 +70,7 @@ public final class Worker implements AutoCloseable {
     private final OutboundPublisher publisher;
     private final Sweeper sweeper;
     private final Ticker ticker;
+    private final GrowthKeeper growth;
     private final LogTimes logTimes;
     private final StuckTransactions transactions;
     /** Told of every assignment and revocation: what the ticker and the transaction watch look at. */
@@ -112,6 +114,7 @@ public final class Worker implements AutoCloseable {
         this.ticker = new Ticker(store, producer, settings.topics().commands(), assigned, clock, logTimes,
                 new ClockWatch(logTimes, ClockWatch.leaders(admin, settings.topics().commands()),
                         settings.topics().commands(), clock, registry, health), metrics);
+        this.growth = new GrowthKeeper(store, producer, admin, settings.topics(), assigned, System::nanoTime);
         this.transactions = new StuckTransactions(admin, settings.topics().commands(), assigned,
                 settings.transactionLimit(), clock, System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());
@@ -150,7 +153,9 @@ public final class Worker implements AutoCloseable {
      */
     public void checkTopics() {
         TopicCheck check = new TopicCheck(admin, settings.topics());
-        TopicIdentity identity = check.verify();
+        // As the command topic's started partitions route, or as it is when none started.
+        TopicIdentity identity = check.verify(count -> store.layouts(settings.topics().commands()).values().stream()
+                .mapToInt(Layout::partitions).max().orElse(count));
         EngineSettings rules = settings.engine(identity.partitions());
         assignments = new Assignments(consumer, new PartitionPositioner(store, consumer, rules,
                 settings.acceptSettingsChange(), metrics), check, identity, clock, health);
@@ -176,6 +181,7 @@ public final class Worker implements AutoCloseable {
                 settings.replyTopics().entries(), settings.limits(), settings.retention(), settings.applyThreads());
         sweeper.start();
         ticker.start();
+        growth.start();
         transactions.start();
         try (PartitionPipeline batches = new PartitionPipeline(processor, publisher, settings.applyThreads(), metrics)) {
             pipeline = batches;
@@ -306,6 +312,7 @@ public final class Worker implements AutoCloseable {
         instruments.close();
         sweeper.close();
         ticker.close();
+        growth.close();
         transactions.close();
         consumer.close();
         producer.close();

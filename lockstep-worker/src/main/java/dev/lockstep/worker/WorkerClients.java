@@ -49,8 +49,11 @@ final class WorkerClients {
 
     /** The consumer's configuration: the group timeouts above under the operator's properties, the guarantees over them. */
     static Map<String, Object> consumerConfig(WorkerSettings settings) {
+        // Partitions added to the command topic are assigned within the metadata's age: seconds, not
+        // Kafka's five minutes, since commands sent there wait for their partition's worker.
         Map<String, Object> tuning = new HashMap<>(Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
-                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS));
+                ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) CONSUMER_DEFAULT_MAX_POLL_INTERVAL_MS,
+                ConsumerConfig.METADATA_MAX_AGE_CONFIG, 5_000));
         Object protocol = settings.kafka().with(Map.of()).get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
         if (protocol == null || "classic".equalsIgnoreCase(protocol.toString().trim())) {
             tuning.putAll(GROUP_TIMEOUTS);

@@ -1,5 +1,6 @@
 package dev.lockstep.worker;
 
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.Quarantine;
 import dev.lockstep.store.DueHandOver;
 import dev.lockstep.store.LockStore;
@@ -122,5 +123,35 @@ final class StubStore implements LockStore {
 
     @Override
     public void close() {
+    }
+
+    @Override
+    public Map<Integer, Layout> layouts(String topic) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<TopicGrowth> growths(String topic) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public TopicGrowth startGrowth(String topic, int from, int to) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void growthFinished(String topic, int from) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<PendingTransfer> transfersDue(String topic, Collection<Integer> partitions) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void transfersSent(String topic, Collection<PendingTransfer> sent) {
+        throw new UnsupportedOperationException();
     }
 }

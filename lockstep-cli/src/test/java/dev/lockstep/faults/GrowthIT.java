@@ -1,0 +1,145 @@
+package dev.lockstep.faults;
+
+import static dev.lockstep.testkit.Commands.acquire;
+import static dev.lockstep.testkit.Commands.newId;
+import static dev.lockstep.testkit.Commands.release;
+import static dev.lockstep.testkit.Commands.status;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.engine.TopicAllowList;
+import dev.lockstep.kafka.KafkaSettings;
+import dev.lockstep.protocol.ResourcePartition;
+import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.testkit.Commands;
+import dev.lockstep.testkit.LockstepExtension;
+import dev.lockstep.testkit.RunningWorker;
+import dev.lockstep.worker.WorkerSettings;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The command topic grown under a running worker (docs/architecture.md, "Growing the command
+ * topic"): every command is answered, a resource that moved keeps its lease, token and waiters,
+ * and the next token there is above every old one.
+ */
+class GrowthIT {
+
+    @RegisterExtension
+    static final LockstepExtension env = new LockstepExtension();
+
+    private static final int FROM = 2;
+    private static final int TO = 3;
+
+    private static RunningWorker worker(KafkaSettings kafka, TopicNames topics) {
+        return env.startWorker(WorkerSettings.defaults(kafka).withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT))
+                .withGroupId("growth-" + topics.commands()));
+    }
+
+    /** Sends the command where its key belongs by {@code count} partitions, then where each {@code moved} says. */
+    private static JsonNode follow(Wire wire, ObjectNode command, int count) {
+        int partition = ResourcePartition.of(command.path("resource").asText(), count);
+        for (int answer = 1; answer <= 40; answer++) {
+            JsonNode reply = wire.call(command, partition, answer);
+            if (!reply.path("outcome").asText().equals("moved")) {
+                return reply;
+            }
+            partition = reply.path("partition").asInt();
+            sleep(Duration.ofMillis(100));
+        }
+        throw new AssertionError("still moved after 40 sends: " + command);
+    }
+
+    @Test
+    void leasesWaitersAndTokensCarryOverToTheirNewPartitionsAndEveryCommandIsAnswered() throws Exception {
+        TopicNames topics = env.topics().suffixed("-grow");
+        KafkaSettings kafka = env.kafka();
+        LockstepExtension.createTopics(kafka, topics, FROM);
+        List<String> resources = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            resources.add("grown-" + i);
+        }
+        try (RunningWorker worker = worker(kafka, topics); Wire wire = new Wire(kafka, topics)) {
+            Map<String, Long> tokens = new HashMap<>();
+            for (String resource : resources) {
+                JsonNode reply = follow(wire, acquire(newId(), resource, "holder", 600), FROM);
+                assertThat(reply.path("outcome").asText()).isEqualTo("acquired");
+                tokens.put(resource, reply.path("lock").path("fencing_token").asLong());
+            }
+            String moving = resources.stream().filter(r -> ResourcePartition.of(r, FROM) != ResourcePartition.of(r, TO))
+                    .findFirst().orElseThrow();
+            String waiterId = newId();
+            ObjectNode waits = acquire(waiterId, moving, "waiter", 60);
+            waits.put("wait_ms", 60_000);
+            wire.send(waits);
+            await().atMost(Duration.ofSeconds(10)).until(() -> queued(topics, moving) == 1);
+
+            try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+                admin.createPartitions(Map.of(topics.commands(), NewPartitions.increaseTo(TO),
+                        topics.events(), NewPartitions.increaseTo(TO))).all().get();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> growthFinished(topics));
+
+            long highest = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+            for (String resource : resources) {
+                JsonNode held = follow(wire, status(newId(), resource), FROM);
+                assertThat(held.path("outcome").asText()).as(resource).isEqualTo("locked");
+                assertThat(held.path("lock").path("owner").asText()).isEqualTo("holder");
+                assertThat(held.path("lock").path("fencing_token").asLong()).isEqualTo(tokens.get(resource));
+                assertThat(follow(wire, acquire(newId(), resource, "thief", 30), TO).path("outcome").asText())
+                        .isEqualTo("not_acquired");
+            }
+            JsonNode released = follow(wire, release(newId(), moving, "holder"), TO);
+            assertThat(released.path("outcome").asText()).isEqualTo("released");
+            JsonNode granted = Commands.parse(wire.await(waiterId, 1).get(0).value());
+            assertThat(granted.path("outcome").asText()).as("the waiter carried over").isEqualTo("acquired");
+            assertThat(granted.path("lock").path("fencing_token").asLong()).isGreaterThan(highest);
+            assertThat(wire.deadLetters()).isEmpty();
+        }
+    }
+
+    private static int queued(TopicNames topics, String resource) throws SQLException {
+        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
+                "SELECT count(*) FROM lock_waiters WHERE topic = ? AND resource = ?")) {
+            select.setString(1, topics.commands());
+            select.setString(2, resource);
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    private static boolean growthFinished(TopicNames topics) throws SQLException {
+        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
+                "SELECT count(*) FROM topic_growths WHERE topic = ? AND finished_at IS NOT NULL")) {
+            select.setString(1, topics.commands());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) == 1;
+            }
+        }
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
