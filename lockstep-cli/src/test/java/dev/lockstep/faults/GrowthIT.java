@@ -13,6 +13,9 @@ import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.TopicNames;
+import dev.lockstep.replay.Replay;
+import dev.lockstep.replay.ReplayReport;
+import dev.lockstep.replay.TimeWindow;
 import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.testkit.RunningWorker;
@@ -26,6 +29,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.junit.jupiter.api.Test;
@@ -109,6 +113,10 @@ class GrowthIT {
             assertThat(granted.path("lock").path("fencing_token").asLong()).isGreaterThan(highest);
             assertThat(wire.deadLetters()).isEmpty();
         }
+        ReplayReport replayed = new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL,
+                (read, total) -> { });
+        assertThat(replayed.divergences()).as(replayed.text()).isEmpty();
+        assertThat(replayed.exitCode()).as(replayed.text()).isZero();
     }
 
     private static int queued(TopicNames topics, String resource) throws SQLException {

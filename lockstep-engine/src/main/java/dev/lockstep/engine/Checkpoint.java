@@ -46,10 +46,10 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
         waiters = waiters.stream().sorted(Comparator.comparingLong(Waiter::offset)).toList();
     }
 
-    /** What of {@code state} a later record can be decided by, under {@code settings}. */
+    /** What of {@code state} a later record can be decided by, under {@code settings}; its layout said outright. */
     public static Checkpoint of(PartitionState state, EngineSettings settings) {
         Instant clock = state.position().clock();
-        return new Checkpoint(state.position(),
+        return new Checkpoint(state.position().withLayout(state.position().layoutOr(settings)),
                 state.leases().stream().filter(lease -> mayBeSeen(lease, clock, settings)).toList(),
                 state.requests().stream().filter(entry -> entry.rememberedAt(clock, settings)).toList(),
                 List.copyOf(state.queues().all()));
@@ -58,6 +58,14 @@ public record Checkpoint(PartitionPosition position, List<Lease> leases, List<Re
     /** Whether a record at {@code clock} or later may still be decided by {@code lease}. */
     public static boolean mayBeSeen(Lease lease, Instant clock, EngineSettings settings) {
         return clock.isBefore(lease.expiresAt().plus(settings.requestRetention()));
+    }
+
+    /**
+     * The same checkpoint with its layout said outright: a partition that never grew routes by
+     * {@code settings}' count, whether its record says so or says nothing (one written before growths).
+     */
+    public Checkpoint routedBy(EngineSettings settings) {
+        return new Checkpoint(position.withLayout(position.layoutOr(settings)), leases, requests, waiters);
     }
 
     /** The state to apply the records from {@code position().nextOffset()} on to. */

@@ -1,6 +1,7 @@
 package dev.lockstep.replay;
 
 import dev.lockstep.engine.Checkpoint;
+import dev.lockstep.engine.EngineSettings;
 import dev.lockstep.engine.EpochOrigin;
 import dev.lockstep.engine.Inbound;
 import dev.lockstep.engine.PartitionDriver;
@@ -161,7 +162,8 @@ final class PartitionReplay {
                 continue;
             }
             checkpointsCompared++;
-            Checkpoint.of(state, driver.machine().settings()).differenceFrom(stored.get()).ifPresent(difference ->
+            EngineSettings settings = driver.machine().settings();
+            Checkpoint.of(state, settings).differenceFrom(stored.get().routedBy(settings)).ifPresent(difference ->
                     divergences.add(new Divergence(Divergence.Kind.CHECKPOINT_DIFFERS, record.topic() + "-"
                             + record.partition() + "@" + next, Optional.empty(),
                             "the state the records before offset " + next + " leave",

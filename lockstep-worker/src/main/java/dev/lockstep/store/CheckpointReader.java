@@ -2,6 +2,7 @@ package dev.lockstep.store;
 
 import dev.lockstep.core.Lease;
 import dev.lockstep.engine.Checkpoint;
+import dev.lockstep.engine.Layout;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.Waiter;
@@ -21,7 +22,7 @@ public final class CheckpointReader implements AutoCloseable {
 
     private static final String HEADER =
             "SELECT next_offset, last_now, token_base, quarantine_from, quarantine_to, quarantine_until, "
-                    + "last_tick_offset, last_tick_time, live_until FROM partition_checkpoints WHERE checkpoint_id = ?";
+                    + "last_tick_offset, last_tick_time, live_until, layout FROM partition_checkpoints WHERE checkpoint_id = ?";
     private static final String LEASES =
             "SELECT " + LeaseColumns.NAMES + " FROM checkpoint_leases WHERE checkpoint_id = ?";
     private static final String REQUESTS =
@@ -88,7 +89,8 @@ public final class CheckpointReader implements AutoCloseable {
                 return Optional.empty();
             }
             return Optional.of(new PartitionPosition(rs.getLong(1), SqlArrays.instant(rs, 2), rs.getLong(3),
-                    SqlArrays.quarantine(rs, 4), SqlArrays.tick(rs, 7), SqlArrays.optionalInstant(rs, 9)));
+                    SqlArrays.quarantine(rs, 4), SqlArrays.tick(rs, 7), SqlArrays.optionalInstant(rs, 9),
+                    Optional.ofNullable(rs.getString(10)).map(Layout::parse)));
         }
     }
 

@@ -19,10 +19,10 @@ final class CheckpointRows {
     private static final String INSERT_IF_DUE =
             "INSERT INTO partition_checkpoints (topic, partition, topic_id, next_offset, last_now, token_base, "
                     + "quarantine_from, quarantine_to, quarantine_until, request_retention_ms, last_tick_offset, "
-                    + "last_tick_time, live_until) "
+                    + "last_tick_time, live_until, layout) "
                     + "SELECT p.topic, p.partition, p.topic_id, p.next_offset, p.last_now, p.token_base, p.quarantine_from, "
                     + "p.quarantine_to, p.quarantine_until, p.request_retention_ms, p.last_tick_offset, "
-                    + "p.last_tick_time, p.live_until FROM partition_progress p "
+                    + "p.last_tick_time, p.live_until, p.layout FROM partition_progress p "
                     + "WHERE p.topic = ? AND p.partition = ? AND p.topic_id IS NOT NULL AND NOT EXISTS ("
                     + "SELECT 1 FROM partition_checkpoints c WHERE c.topic = p.topic AND c.partition = p.partition "
                     + "AND c.topic_id = p.topic_id AND c.last_now > p.last_now - ? * interval '1 millisecond') "
