@@ -17,7 +17,7 @@ export interface Lock {
   value: string | null;
 }
 
-export type Outcome = 'acquired' | 'not_acquired' | 'renewed' | 'released' | 'locked' | 'not_found' | 'forbidden' | 'invalid';
+export type Outcome = 'acquired' | 'not_acquired' | 'renewed' | 'released' | 'locked' | 'not_found' | 'forbidden' | 'invalid' | 'moved';
 
 export interface Reply {
   requestId: string;
@@ -34,6 +34,10 @@ export interface Reply {
   position: number | null;
   /** on acquired after a wait in the queue: log time from the acquire's own record to the grant, which dates the lease */
   waitedMs: number | null;
+  /** on moved (the client sends the command on by itself): the partition to send it to */
+  partition: number | null;
+  /** on moved: the command topic's partition count as that partition routes */
+  partitions: number | null;
   problem: Problem | null;
   /** the reply's JSON as the worker wrote it */
   raw: string;

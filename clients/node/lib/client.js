@@ -1,7 +1,7 @@
 'use strict';
 const crypto = require('node:crypto');
 const { Kafka, logLevel, AssignerProtocol } = require('kafkajs');
-const { JavaPartitioner } = require('./partitioner');
+const { JavaPartitioner, partitionOf } = require('./partitioner');
 const { parseReply, mismatch } = require('./replies');
 const { HeldLease, validFrom, now } = require('./lease');
 const {
@@ -50,6 +50,8 @@ class LockClient {
     this.requestTimeoutMs = requestTimeoutMs;
     this._kafka = new Kafka({ logLevel: logLevel.NOTHING, ...kafka, brokers, clientId: kafka.clientId || 'lockstep-node' });
     this._pending = new Map();
+    // The partition count a `moved` reply taught: commands are partitioned by it while the metadata knows fewer.
+    this._learned = 0;
     /** Acquires published and not yet acknowledged by the broker, by request ID: a cancellation waits for them. */
     this._unacknowledged = new Map();
     this._producer = null;
@@ -345,14 +347,21 @@ class LockClient {
     }
   }
 
-  /** Resolves once the broker acknowledged the record; an acquire is tracked until then (see `cancel`). */
-  _publish(command, payload = JSON.stringify(command)) {
+  /**
+   * Resolves once the broker acknowledged the record; an acquire is tracked until then (see `cancel`). To
+   * `toPartition`, or where the key belongs by the count a `moved` reply taught (the producer's metadata may
+   * know fewer), or where the Java partitioner puts it.
+   */
+  _publish(command, payload = JSON.stringify(command), toPartition = null) {
     const partition = Buffer.alloc(4);
     partition.writeInt32BE(this.replyPartition);
+    const message = { key: command.resource, value: payload, headers: { kafka_replyTopic: this.replyTopic, kafka_replyPartition: partition } };
+    if (toPartition !== null) message.partition = toPartition;
+    else if (this._learned > 0) message.partition = partitionOf(command.resource, this._learned);
     const publication = this._producer.send({
       topic: this.commandTopic,
       acks: -1,
-      messages: [{ key: command.resource, value: payload, headers: { kafka_replyTopic: this.replyTopic, kafka_replyPartition: partition } }],
+      messages: [message],
     }).then(() => undefined, (e) => {
       throw new LockClientError(`cannot publish to ${this.commandTopic}: ${e.message}`);
     });
@@ -365,6 +374,21 @@ class LockClient {
     return publication;
   }
 
+  /**
+   * A `moved` reply: the same command, same request ID, to the partition it names; at once the first time,
+   * then after a pause doubling up to 200 ms (a partition awaiting the resource's state sends it back to the
+   * one that had it until the state arrives). Its own reply answers it; a failed send leaves it to time out.
+   */
+  _sendOn(pending, reply) {
+    this._learned = Math.max(this._learned, reply.partitions);
+    pending.moves = (pending.moves ?? 0) + 1;
+    const pause = pending.moves === 1 ? 0 : Math.min(200, 5 * 2 ** Math.min(pending.moves, 10));
+    setTimeout(() => {
+      if (pending.settled || this._pending.get(pending.command.request_id) !== pending) return;
+      this._publish(pending.command, pending.payload, reply.partition).catch(() => {});
+    }, pause).unref();
+  }
+
   _read(message) {
     const next = BigInt(message.offset) + 1n;
     if (next > this._nextReply) this._nextReply = next;
@@ -373,8 +397,12 @@ class LockClient {
     if (!pending || pending.settled) return; // another instance's, a duplicate, or one that came too late
     const reply = parseReply(message.value);
     if (!reply || reply.requestId !== pending.command.request_id) return;
-    pending.settled = true;
     const why = mismatch(pending.command, reply);
+    if (!why && reply.outcome === 'moved') {
+      this._sendOn(pending, reply);
+      return;
+    }
+    pending.settled = true;
     if (why) pending.reject(new ReplyMismatchError(why)); else pending.resolve(reply);
   }
 }

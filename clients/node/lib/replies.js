@@ -31,12 +31,19 @@ function parseReply(value) {
       limit: Number.isInteger(l.limit) ? l.limit : 1, value: typeof l.value === 'string' ? l.value : null,
     };
   }
+  if (body.outcome === 'moved' && !(Number.isInteger(body.partition) && Number.isInteger(body.partitions)
+      && body.partition >= 0 && body.partition < body.partitions)) {
+    return null;
+  }
   return {
     requestId: body.request_id, type: body.type ?? null, resource: body.resource ?? null, outcome: body.outcome,
     lock, retryAfterMs: body.retry_after_ms ?? null, reason: body.reason ?? null, problem: body.problem ?? null,
     waiters: Number.isInteger(body.waiters) ? body.waiters : 0,
     position: Number.isInteger(body.position) ? body.position : null,
     waitedMs: Number.isInteger(body.waited_ms) && body.waited_ms >= 0 ? body.waited_ms : null,
+    // On `moved`: the partition to send the same command (same request ID) to, and the count it routes by.
+    partition: body.outcome === 'moved' ? body.partition : null,
+    partitions: body.outcome === 'moved' ? body.partitions : null,
     raw: value.toString('utf8'),
   };
 }
@@ -49,7 +56,8 @@ function parseReply(value) {
  */
 function mismatch(command, reply) {
   const wrong = [];
-  const invalid = reply.outcome === 'invalid';
+  // A moved reply names the command it sends on, and no lease.
+  const invalid = reply.outcome === 'invalid' || reply.outcome === 'moved';
   if (reply.type !== command.type && !(invalid && reply.type === null)) wrong.push(`type ${reply.type}`);
   if (reply.resource !== command.resource && !(invalid && reply.resource === null)) wrong.push(`resource ${reply.resource}`);
   if (!invalid && !(POSSIBLE[command.type] || []).includes(reply.outcome)) wrong.push(`outcome ${reply.outcome}`);

@@ -19,6 +19,32 @@ from .errors import InvalidCommand, LockClientError, LockTimeout, RequestIdInUse
 from .lease import HeldLease, valid_from
 from .replies import Reply, mismatch
 
+
+def murmur2(data):
+    """Kafka's murmur2 of ``data`` (bytes), as the Java producer's partitioner computes it: an unsigned
+    32-bit value; its low 31 bits mod the partition count are the partition."""
+    m, length = 0x5BD1E995, len(data)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    for i in range(0, length - length % 4, 4):
+        k = data[i] | data[i + 1] << 8 | data[i + 2] << 16 | data[i + 3] << 24
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = length & ~3
+    extra = length % 4
+    if extra == 3:
+        h ^= data[tail + 2] << 16
+    if extra >= 2:
+        h ^= data[tail + 1] << 8
+    if extra >= 1:
+        h ^= data[tail]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 15
+    return h
+
 # The Java client's default partitioner: murmur2(key) mod the partition count. librdkafka's default
 # (consistent_random, CRC32) puts most resources on another partition than the worker expects.
 JAVA_PARTITIONER = "murmur2_random"
@@ -33,6 +59,7 @@ class _Pending:
     def __init__(self, command, payload):
         self.command = command
         self.payload = payload
+        self.moves = 0
         self.waiters = 1
         self.done = threading.Event()
         self.reply = None
@@ -73,6 +100,7 @@ class LockClient:
         self._producer = None
         self._consumer = None
         self._reader = None
+        self._learned = 0
 
     def start(self):
         """Connects, starts reading the reply partition at its end, and returns the client."""
@@ -296,8 +324,7 @@ class LockClient:
         headers = [("kafka_replyTopic", self.reply_topic.encode("utf-8")),
                    ("kafka_replyPartition", struct.pack(">i", self.reply_partition))]
         try:
-            self._producer.produce(self.command_topic, key=command["resource"].encode("utf-8"), value=payload,
-                                   headers=headers, on_delivery=lambda err, _: err and failures.append(err))
+            self._produce(command, payload, headers, None, lambda err, _: err and failures.append(err))
         except (KafkaException, BufferError) as e:
             raise LockClientError("cannot publish to %s: %s" % (self.command_topic, e)) from e
         if self._producer.flush(self.request_timeout) > 0:
@@ -305,6 +332,37 @@ class LockClient:
                 command["type"], command["request_id"], self.request_timeout))
         if failures:
             raise LockClientError("cannot publish to %s: %s" % (self.command_topic, failures[0]))
+
+    def _produce(self, command, payload, headers, partition, on_delivery):
+        """To ``partition``, or where the key belongs by the count a ``moved`` reply taught (while the
+        producer's metadata may know fewer), or where librdkafka's murmur2 puts it."""
+        key = command["resource"].encode("utf-8")
+        if partition is None and self._learned > 0:
+            partition = (murmur2(key) & 0x7FFFFFFF) % self._learned
+        extra = {} if partition is None else {"partition": partition}
+        self._producer.produce(self.command_topic, key=key, value=payload, headers=headers, on_delivery=on_delivery,
+                               **extra)
+
+    def _send_on(self, pending, reply):
+        """A ``moved`` reply: the same command, same request ID, to the partition it names; at once the
+        first time, then after a pause doubling up to 0.2 s (a partition awaiting the resource's state
+        sends it back to the one that had it until the state arrives). Its own reply answers it."""
+        self._learned = max(self._learned, reply.partitions)
+        pending.moves += 1
+        pause = 0.0 if pending.moves == 1 else min(0.2, 0.005 * 2 ** min(pending.moves, 10))
+        headers = [("kafka_replyTopic", self.reply_topic.encode("utf-8")),
+                   ("kafka_replyPartition", struct.pack(">i", self.reply_partition))]
+
+        def send():
+            if not self._closed.is_set() and not pending.done.is_set():
+                try:
+                    self._produce(pending.command, pending.payload, headers, reply.partition, None)
+                    self._producer.poll(0)
+                except (KafkaException, BufferError):
+                    pass  # no reply comes: the caller's timeout says so
+        timer = threading.Timer(pause, send)
+        timer.daemon = True
+        timer.start()
 
     def _read(self):
         while not self._closed.is_set():
@@ -318,4 +376,7 @@ class LockClient:
                 continue  # another instance's, a duplicate, or one that came too late
             reply = Reply.parse(message.value())
             if reply is not None and reply.request_id == request_id:
-                pending.complete(reply)
+                if reply.outcome == "moved" and mismatch(pending.command, reply) is None:
+                    self._send_on(pending, reply)
+                else:
+                    pending.complete(reply)

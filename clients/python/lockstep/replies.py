@@ -49,6 +49,10 @@ class Reply:
     waited_ms: Optional[int] = None
     """On ``acquired`` after a wait in the queue: the log time from the acquire's own record to the grant,
     which dates the lease (``lease.valid_from``)."""
+    partition: Optional[int] = None
+    """On ``moved``: the partition to send the same command (same request ID) to; the client does."""
+    partitions: Optional[int] = None
+    """On ``moved``: the command topic's partition count as that partition routes."""
 
     @staticmethod
     def parse(value):
@@ -71,10 +75,21 @@ class Reply:
             except (KeyError, TypeError, ValueError, OverflowError):
                 return None
         waited = body.get("waited_ms")
+        partition, partitions = body.get("partition"), body.get("partitions")
+        if body["outcome"] == "moved" and not (isinstance(partition, int) and not isinstance(partition, bool)
+                                               and _count(partitions) and 0 <= partition < partitions):
+            return None
         return Reply(body["request_id"], body.get("type"), body.get("resource"), body["outcome"], lock,
                      body.get("retry_after_ms"), body.get("problem"), text, body.get("reason"),
                      body.get("waiters", 0), body.get("position"),
-                     waited if isinstance(waited, int) and not isinstance(waited, bool) and waited >= 0 else None)
+                     waited if isinstance(waited, int) and not isinstance(waited, bool) and waited >= 0 else None,
+                     partition if body["outcome"] == "moved" else None,
+                     partitions if body["outcome"] == "moved" else None)
+
+
+def _count(value):
+    """Whether ``value`` is a positive integer (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def mismatch(command, reply):
@@ -84,7 +99,8 @@ def mismatch(command, reply):
     the command's type and resource, have an outcome that type can have, and a lease in it must be of
     that resource, of the command's owner as the worker stores it (stripped) and of the token sent."""
     wrong = []
-    invalid = reply.outcome == "invalid"
+    # A moved reply names the command it sends on, and no lease.
+    invalid = reply.outcome in ("invalid", "moved")
     kind = command["type"]
     # An invalid reply names no type or resource when those were what was invalid.
     if reply.type != kind and not (invalid and reply.type is None):

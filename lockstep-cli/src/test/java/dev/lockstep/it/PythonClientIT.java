@@ -3,6 +3,7 @@ package dev.lockstep.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
 import java.io.IOException;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The Python example of docs/client.md (confluent-kafka on librdkafka) against a real worker: with
  * {@code partitioner=murmur2_random} every command is answered; with librdkafka's default
- * partitioner, commands land on other partitions than their keys' and are refused as invalid.
+ * partitioner, commands land on other partitions than their keys' and are answered {@code moved},
+ * naming the right one and the partitioner to set.
  */
 @Tag("host-tools") // needs Python's confluent-kafka (python3-confluent-kafka)
 class PythonClientIT {
@@ -67,17 +69,19 @@ class PythonClientIT {
     }
 
     @Test
-    void withLibrdkafkasDefaultPartitionerMisplacedCommandsAreRefusedAndNamed() throws Exception {
+    void withLibrdkafkasDefaultPartitionerMisplacedCommandsAreSentWhereTheyBelong() throws Exception {
         List<JsonNode> replies = new ArrayList<>();
-        for (String resource : IntStream.range(0, 12).mapToObj(i -> "crc-job-" + i).toList()) {
+        List<String> resources = IntStream.range(0, 12).mapToObj(i -> "crc-job-" + i).toList();
+        for (String resource : resources) {
             replies.add(run(resource, "consistent_random"));
         }
         assertThat(replies).as("CRC32 and murmur2 disagree for some of twelve keys")
-                .anyMatch(r -> r.path("outcome").asText().equals("invalid"));
+                .anyMatch(r -> r.path("outcome").asText().equals("moved"));
         for (JsonNode reply : replies) {
-            if (reply.path("outcome").asText().equals("invalid")) {
-                assertThat(reply.path("problem").path("errors").get(0).path("field").asText()).isEqualTo("resource");
-                assertThat(reply.path("problem").path("detail").asText()).contains("partitioner=murmur2_random");
+            if (reply.path("outcome").asText().equals("moved")) {
+                assertThat(reply.path("partition").asInt()).isEqualTo(ResourcePartition.of(
+                        reply.path("resource").asText(), LockstepExtension.PARTITIONS));
+                assertThat(reply.path("detail").asText()).contains("partitioner=murmur2_random");
             } else {
                 assertThat(reply.path("outcome").asText()).isEqualTo("acquired");
             }

@@ -1,9 +1,12 @@
 package dev.lockstep.client;
 
+import dev.lockstep.protocol.ResourcePartition;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,6 +35,7 @@ final class CommandPublisher implements AutoCloseable {
 
     private final Producer<byte[], byte[]> producer;
     private final LockClientSettings settings;
+    private final AtomicInteger learnedPartitions = new AtomicInteger();
     private final ExecutorService sender = Executors.newSingleThreadExecutor(runnable -> {
         Thread thread = new Thread(runnable, "lockstep-client-publisher");
         thread.setDaemon(true);
@@ -57,24 +61,46 @@ final class CommandPublisher implements AutoCloseable {
      * Completes when the broker has the record, or fails with {@link LockClientException}; never
      * throws.
      */
-    CompletableFuture<Void> publish(byte[] key, byte[] value, int replyPartition) {
+    CompletableFuture<Void> publish(byte[] key, byte[] value, int replyPartition, OptionalInt partition) {
         CompletableFuture<Void> published = new CompletableFuture<>();
         RecordHeaders headers = new RecordHeaders();
         headers.add("kafka_replyTopic", settings.topics().replies().getBytes(StandardCharsets.UTF_8));
         headers.add("kafka_replyPartition", ByteBuffer.allocate(Integer.BYTES).putInt(replyPartition).array());
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(settings.topics().commands(), null, key, value,
-                headers);
         try {
-            sender.execute(() -> send(record, published));
+            sender.execute(() -> send(key, value, headers, partition, published));
         } catch (RejectedExecutionException e) {
             published.completeExceptionally(new LockClientException("the client is closed: nothing is published", e));
         }
         return published;
     }
 
-    private void send(ProducerRecord<byte[], byte[]> record, CompletableFuture<Void> published) {
+    /**
+     * A {@code moved} reply said the command topic routes by {@code partitions}: while the
+     * producer's metadata knows fewer, this client partitions by that count itself, so its next
+     * commands go where they are decided at once, not after a move of their own.
+     */
+    void learned(int partitions) {
+        learnedPartitions.accumulateAndGet(partitions, Math::max);
+    }
+
+    /** On the sender thread: the partition named, or by the larger of the learned count and the metadata's; null: the producer's own. */
+    private Integer partitionOf(byte[] key, OptionalInt partition) {
+        if (partition.isPresent()) {
+            return partition.getAsInt();
+        }
+        int learned = learnedPartitions.get();
+        if (learned == 0 || key == null) {
+            return null;
+        }
+        int known = producer.partitionsFor(settings.topics().commands()).size();
+        return known >= learned ? null : ResourcePartition.of(key, learned);
+    }
+
+    private void send(byte[] key, byte[] value, RecordHeaders headers, OptionalInt partition,
+            CompletableFuture<Void> published) {
         try {
-            producer.send(record, (metadata, error) -> {
+            producer.send(new ProducerRecord<>(settings.topics().commands(), partitionOf(key, partition), key, value,
+                    headers), (metadata, error) -> {
                 if (error != null) {
                     published.completeExceptionally(failed(error));
                 } else {

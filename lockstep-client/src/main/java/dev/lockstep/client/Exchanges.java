@@ -1,10 +1,12 @@
 package dev.lockstep.client;
 
 import dev.lockstep.core.Command;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.protocol.CommandEncoder;
 import dev.lockstep.protocol.ReplyDecoder.ReplyMessage;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -27,6 +29,8 @@ final class Exchanges {
     private final CommandPublisher publisher;
     private final ReplyListener replies;
     private final ScheduledExecutorService scheduler;
+    /** The longest pause before a command moved again is sent on. */
+    static final Duration MOVED_PAUSE_LIMIT = Duration.ofMillis(200);
 
     Exchanges(CommandPublisher publisher, ReplyListener replies, ScheduledExecutorService scheduler) {
         this.publisher = publisher;
@@ -46,18 +50,13 @@ final class Exchanges {
             return new Exchange(CompletableFuture.failedFuture(unreadable.get()),
                     CompletableFuture.failedFuture(unreadable.get()));
         }
-        CompletableFuture<ReplyMessage> reply;
+        CompletableFuture<ReplyMessage> reply = new CompletableFuture<>();
+        CompletableFuture<Void> published;
         try {
-            reply = replies.expect(requestId, expected, value);
+            published = attempt(requestId, key, value, expected, OptionalInt.empty(), reply, 0);
         } catch (RequestIdInUseException e) {
             return new Exchange(CompletableFuture.failedFuture(e), CompletableFuture.failedFuture(e));
         }
-        CompletableFuture<Void> published = publisher.publish(key, value, replies.partition());
-        published.whenComplete((ignored, failed) -> {
-            if (failed != null) {
-                reply.completeExceptionally(failed);
-            }
-        });
         try {
             ScheduledFuture<?> timer = scheduler.schedule(
                     () -> reply.completeExceptionally(new LockTimeoutException(requestId, timeout)),
@@ -69,6 +68,58 @@ final class Exchanges {
                     () -> reply.completeExceptionally(new LockClientException("the client is closed", e)));
         }
         return new Exchange(reply, published);
+    }
+
+    /**
+     * One send of the command, to its key's partition or to {@code partition}; a {@code moved}
+     * reply sends it again, with the same request ID, where that reply names (the command topic
+     * grew: docs/protocol.md, "Growth"), until another reply answers it or the timeout does.
+     *
+     * @return the publication of this send
+     */
+    private CompletableFuture<Void> attempt(String requestId, byte[] key, byte[] value, Expected expected,
+            OptionalInt partition, CompletableFuture<ReplyMessage> answer, int moves) {
+        CompletableFuture<ReplyMessage> reply = replies.expect(requestId, expected, value);
+        // Answered or timed out: the ID waits for this send's reply no more.
+        answer.whenComplete((message, error) -> reply.cancel(false));
+        CompletableFuture<Void> published = publisher.publish(key, value, replies.partition(), partition);
+        published.whenComplete((ignored, failed) -> {
+            if (failed != null) {
+                answer.completeExceptionally(failed);
+            }
+        });
+        reply.whenComplete((message, error) -> {
+            if (error != null) {
+                answer.completeExceptionally(error);
+            } else if (message.reply() instanceof Verdict.Moved moved && !answer.isDone()) {
+                publisher.learned(moved.partitions());
+                resend(() -> attempt(requestId, key, value, expected, OptionalInt.of(moved.partition()), answer,
+                        moves + 1), answer, moves);
+            } else {
+                answer.complete(message);
+            }
+        });
+        return published;
+    }
+
+    /**
+     * Sends a moved command on: at once the first time, then after a pause that doubles up to
+     * {@link #MOVED_PAUSE_LIMIT} (a partition that awaits its resource's state sends it back to the
+     * one that had it, until the state arrives).
+     */
+    private void resend(Runnable send, CompletableFuture<ReplyMessage> answer, int moves) {
+        long pause = moves == 0 ? 0 : Math.min(MOVED_PAUSE_LIMIT.toMillis(), 5L << Math.min(moves, 10));
+        try {
+            scheduler.schedule(() -> {
+                try {
+                    send.run();
+                } catch (RuntimeException e) {
+                    answer.completeExceptionally(e);
+                }
+            }, pause, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            answer.completeExceptionally(new LockClientException("the client is closed", e));
+        }
     }
 
     /**
@@ -100,6 +151,6 @@ final class Exchanges {
         Command.Release cancel = new Command.Release(LockClient.newRequestId(), resource, owner, OptionalLong.empty(),
                 Optional.of(requestId));
         return publisher.publish(CommandEncoder.key(cancel), CommandEncoder.encode(cancel, Optional.empty()),
-                replies.partition());
+                replies.partition(), OptionalInt.empty());
     }
 }

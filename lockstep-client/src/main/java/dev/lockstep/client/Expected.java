@@ -89,7 +89,7 @@ public record Expected(CommandType type, String resource, Optional<String> owner
 
     /** The outcomes a command of this type can have. */
     private boolean possible(Verdict verdict) {
-        if (verdict instanceof Verdict.Invalid) {
+        if (verdict instanceof Verdict.Invalid || verdict instanceof Verdict.Moved) {
             return true;
         }
         return switch (type) {
