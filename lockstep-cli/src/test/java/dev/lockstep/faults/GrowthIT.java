@@ -9,6 +9,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.lockstep.client.LockClient;
+import dev.lockstep.client.LockClientSettings;
+import dev.lockstep.core.Verdict;
 import dev.lockstep.engine.TopicAllowList;
 import dev.lockstep.kafka.KafkaSettings;
 import dev.lockstep.protocol.ResourcePartition;
@@ -30,6 +33,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.junit.jupiter.api.Test;
@@ -76,7 +80,8 @@ class GrowthIT {
         for (int i = 0; i < 12; i++) {
             resources.add("grown-" + i);
         }
-        try (RunningWorker worker = worker(kafka, topics); Wire wire = new Wire(kafka, topics)) {
+        try (RunningWorker worker = worker(kafka, topics); Wire wire = new Wire(kafka, topics);
+                LockClient client = LockClient.start(LockClientSettings.defaults(kafka).withTopics(topics))) {
             Map<String, Long> tokens = new HashMap<>();
             for (String resource : resources) {
                 JsonNode reply = follow(wire, acquire(newId(), resource, "holder", 600), FROM);
@@ -106,6 +111,14 @@ class GrowthIT {
                 assertThat(follow(wire, acquire(newId(), resource, "thief", 30), TO).path("outcome").asText())
                         .isEqualTo("not_acquired");
             }
+            // A client whose producer knew two partitions follows the moves, and learns the count.
+            String clientsOwn = resources.stream().filter(r -> !r.equals(moving)
+                    && ResourcePartition.of(r, FROM) != ResourcePartition.of(r, TO)).findFirst().orElseThrow();
+            Verdict seen = client.status(clientsOwn).get(10, TimeUnit.SECONDS);
+            assertThat(seen).isInstanceOf(Verdict.Locked.class);
+            assertThat(((Verdict.Locked) seen).lease().fencingToken()).isEqualTo(tokens.get(clientsOwn));
+            assertThat(client.acquire("brand-new", "client", Duration.ofSeconds(30)).get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(Verdict.Acquired.class);
             JsonNode released = follow(wire, release(newId(), moving, "holder"), TO);
             assertThat(released.path("outcome").asText()).isEqualTo("released");
             JsonNode granted = Commands.parse(wire.await(waiterId, 1).get(0).value());
