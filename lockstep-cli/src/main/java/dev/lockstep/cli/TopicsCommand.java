@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "topics", mixinStandardHelpOptions = true, description = "Manage the protocol's topics.",
-        subcommands = TopicsCommand.Apply.class)
+        subcommands = {TopicsCommand.Apply.class, TopicGrowthCommands.Grow.class, TopicGrowthCommands.Status.class})
 final class TopicsCommand {
 
     @Command(name = "apply", mixinStandardHelpOptions = true,

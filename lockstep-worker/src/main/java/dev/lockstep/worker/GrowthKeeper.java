@@ -8,7 +8,10 @@ import dev.lockstep.store.GrowthStore.PendingTransfer;
 import dev.lockstep.store.GrowthStore.TopicGrowth;
 import dev.lockstep.store.StoreException;
 import java.nio.charset.StandardCharsets;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -59,6 +62,8 @@ final class GrowthKeeper implements AutoCloseable {
     private final TopicNames topics;
     private final AssignedPartitions assigned;
     private final LongSupplier nanos;
+    private final WorkerHealth health;
+    private volatile Optional<Instant> lastFinished = Optional.empty();
     private final Map<Integer, Long> sealedAt = new HashMap<>();
     private long lookedAt;
     private volatile Optional<TopicGrowth> underWay = Optional.empty();
@@ -66,7 +71,8 @@ final class GrowthKeeper implements AutoCloseable {
 
     /** @param nanos the monotonic clock: when to look again, when to seal again */
     GrowthKeeper(GrowthStore store, Producer<byte[], byte[]> producer, Admin admin, TopicNames topics,
-            AssignedPartitions assigned, LongSupplier nanos) {
+            AssignedPartitions assigned, LongSupplier nanos, WorkerHealth health) {
+        this.health = health;
         this.store = store;
         this.producer = producer;
         this.admin = admin;
@@ -83,6 +89,18 @@ final class GrowthKeeper implements AutoCloseable {
     /** The growth started and not yet finished, as last looked at. */
     Optional<TopicGrowth> underWay() {
         return underWay;
+    }
+
+    /** Gauges: whether a growth is under way, and when the last one finished. */
+    void bindTo(MeterRegistry registry) {
+        Gauge.builder("lockstep.growth.under.way", this, keeper -> keeper.underWay().isPresent() ? 1 : 0)
+                .description("1 while a growth of the command topic is under way (lockstep topics status), else 0")
+                .register(registry);
+        Gauge.builder("lockstep.growth.finished", this,
+                keeper -> keeper.lastFinished.map(at -> at.toEpochMilli() / 1000.0).orElse(Double.NaN))
+                .baseUnit("seconds")
+                .description("When the last growth of the command topic finished (Unix time); NaN before any")
+                .register(registry);
     }
 
     /** One round: what is due sent, and every {@link #LOOK_EVERY} the topic looked at. */
@@ -154,8 +172,9 @@ final class GrowthKeeper implements AutoCloseable {
      */
     private void look() {
         Map<Integer, Layout> layouts = store.layouts(topics.commands());
-        Optional<TopicGrowth> open = store.growths(topics.commands()).stream()
-                .filter(g -> g.finishedAt().isEmpty()).findFirst();
+        List<TopicGrowth> growths = store.growths(topics.commands());
+        lastFinished = growths.stream().flatMap(g -> g.finishedAt().stream()).max(Instant::compareTo);
+        Optional<TopicGrowth> open = growths.stream().filter(g -> g.finishedAt().isEmpty()).findFirst();
         if (open.isPresent() && done(open.get(), layouts)) {
             store.growthFinished(topics.commands(), open.get().from());
             LOG.info("the command topic's growth from {} to {} partitions finished", open.get().from(), open.get().to());
@@ -165,17 +184,25 @@ final class GrowthKeeper implements AutoCloseable {
             open = start(layouts);
         }
         underWay = open;
+        health.growth(open.map(growth -> "the command topic grows from " + growth.from() + " to " + growth.to()
+                + " partitions since " + growth.startedAt() + "; partitions not yet done: " + notDone(growth, layouts)));
         open.ifPresent(growth -> seal(growth, layouts));
     }
 
     private static boolean done(TopicGrowth growth, Map<Integer, Layout> layouts) {
+        return notDone(growth, layouts).isEmpty();
+    }
+
+    /** The partitions not yet routing by the new count, or still awaiting resources. */
+    private static List<Integer> notDone(TopicGrowth growth, Map<Integer, Layout> layouts) {
+        List<Integer> notDone = new ArrayList<>();
         for (int p = 0; p < growth.to(); p++) {
             Layout layout = layouts.get(p);
             if (layout == null || layout.partitions() != growth.to() || layout.growing()) {
-                return false;
+                notDone.add(p);
             }
         }
-        return true;
+        return notDone;
     }
 
     /**

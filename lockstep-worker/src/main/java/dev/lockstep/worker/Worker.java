@@ -114,7 +114,8 @@ public final class Worker implements AutoCloseable {
         this.ticker = new Ticker(store, producer, settings.topics().commands(), assigned, clock, logTimes,
                 new ClockWatch(logTimes, ClockWatch.leaders(admin, settings.topics().commands()),
                         settings.topics().commands(), clock, registry, health), metrics);
-        this.growth = new GrowthKeeper(store, producer, admin, settings.topics(), assigned, System::nanoTime);
+        this.growth = new GrowthKeeper(store, producer, admin, settings.topics(), assigned, System::nanoTime, health);
+        growth.bindTo(registry);
         this.transactions = new StuckTransactions(admin, settings.topics().commands(), assigned,
                 settings.transactionLimit(), clock, System::nanoTime, registry, health);
         this.instruments = Instruments.bind(registry, consumer, producer, health, store, settings.topics().commands());

@@ -66,6 +66,7 @@ public final class WorkerHealth {
     private volatile Optional<String> publishFailure = Optional.empty();
     private volatile List<String> transactionWarnings = List.of();
     private volatile List<String> clockWarnings = List.of();
+    private volatile Optional<String> growthWarning = Optional.empty();
     private final Duration stallTimeout;
     /** Per partition, when its oldest records not yet committed were first handed to a batch. */
     private final Map<String, Instant> waitingSince = new ConcurrentHashMap<>();
@@ -126,6 +127,11 @@ public final class WorkerHealth {
         clockWarnings = List.copyOf(now);
     }
 
+    /** A growth of the command topic under way, as the growth keeper last saw it: a warning while it lasts. */
+    void growth(Optional<String> underWay) {
+        growthWarning = underWay;
+    }
+
     /** Seconds since the poll loop last polled; empty before the first poll. */
     public Optional<Duration> sinceLastPoll() {
         return lastPoll.map(at -> Duration.between(at, clock.instant()));
@@ -165,6 +171,7 @@ public final class WorkerHealth {
         }
         List<String> warnings = new ArrayList<>(transactionWarnings);
         warnings.addAll(clockWarnings);
+        growthWarning.ifPresent(warnings::add);
         try {
             store.ping();
             store.quarantines(commandTopic).entrySet().stream()
