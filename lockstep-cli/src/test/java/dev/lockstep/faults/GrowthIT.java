@@ -34,6 +34,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.junit.jupiter.api.Test;
@@ -96,11 +98,38 @@ class GrowthIT {
             wire.send(waits);
             await().atMost(Duration.ofSeconds(10)).until(() -> queued(topics, moving) == 1);
 
+            // A caller asks about every resource, one after another, from before the growth to after it.
+            AtomicBoolean asking = new AtomicBoolean(true);
+            AtomicLong longest = new AtomicLong();
+            AtomicLong asked = new AtomicLong();
+            Thread caller = new Thread(() -> {
+                while (asking.get()) {
+                    for (String resource : resources) {
+                        long start = System.nanoTime();
+                        try {
+                            client.status(resource).get(20, TimeUnit.SECONDS);
+                        } catch (Exception e) {
+                            longest.set(Long.MAX_VALUE);
+                        }
+                        longest.accumulateAndGet(System.nanoTime() - start, Math::max);
+                        asked.incrementAndGet();
+                    }
+                }
+            }, "growth-caller");
+            caller.start();
+            sleep(Duration.ofSeconds(1));
             try (Admin admin = Admin.create(kafka.with(Map.of()))) {
                 admin.createPartitions(Map.of(topics.commands(), NewPartitions.increaseTo(TO),
                         topics.events(), NewPartitions.increaseTo(TO))).all().get();
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> growthFinished(topics));
+            sleep(Duration.ofSeconds(1));
+            asking.set(false);
+            caller.join(30_000);
+            System.out.printf("growth from %d to %d partitions: %d statuses asked across it, the longest answered in "
+                    + "%d ms%n", FROM, TO, asked.get(), TimeUnit.NANOSECONDS.toMillis(longest.get()));
+            assertThat(Duration.ofNanos(longest.get())).as("the longest wait for an answer across the growth")
+                    .isLessThan(Duration.ofSeconds(10));
 
             long highest = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
             for (String resource : resources) {
