@@ -23,13 +23,18 @@ final class Growing {
     private final PartitionState state;
     private final Layout layout;
     private final Instant now;
+    private final Optional<Quarantine> quarantine;
 
-    /** @param now the partition's time at the record: a lease ended by then showed its end here already */
-    Growing(Inbound record, PartitionState state, Layout layout, Instant now) {
+    /**
+     * @param now the partition's time at the record: a lease ended by then showed its end here already
+     * @param quarantine the partition's quarantine at the record, if any
+     */
+    Growing(Inbound record, PartitionState state, Layout layout, Instant now, Optional<Quarantine> quarantine) {
         this.record = record;
         this.state = state;
         this.layout = layout;
         this.now = now;
+        this.quarantine = quarantine;
     }
 
     /** What a growth record did: the records to append elsewhere, or why it was dead-lettered. */
@@ -68,6 +73,12 @@ final class Growing {
         if (self < layout.partitions() && seal.from() != layout.partitions()) {
             return new Result.Refused("a seal from " + seal.from() + " partitions on partition " + self
                     + ", which routes by " + layout.partitions());
+        }
+        if (quarantine.isPresent()) {
+            // Its leaving resources may have leases nobody knows of: they leave once it has ended.
+            return new Result.Refused("partition " + self + " is quarantined (records lost) until "
+                    + quarantine.get().until().map(Instant::toString).orElse("the longest TTL has passed")
+                    + ": it is sealed after that (the worker appends the seal again)");
         }
         long bound = state.position().tokenAt(record.offset());
         List<Outbound.Transfer> transfers = new ArrayList<>();

@@ -158,7 +158,7 @@ public final class PartitionMachine {
             queueing.named(apply.command().resource());
             return answer;
         }
-        Growing growing = new Growing(record, state, layout, now.passed());
+        Growing growing = new Growing(record, state, layout, now.passed(), quarantine);
         Growing.Result result = triaged instanceof Triaged.Seal seal ? growing.seal(seal)
                 : triaged instanceof Triaged.Carry carry ? growing.carry(carry)
                 : growing.taken((Triaged.Taken) triaged, queueing);

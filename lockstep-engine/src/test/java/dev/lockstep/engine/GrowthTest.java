@@ -177,4 +177,22 @@ class GrowthTest {
         assertThat(topic.partition(0).state().holders(STAYS).liveAt(T0.plusSeconds(2))).isEmpty();
         assertThat(before.fencingToken()).isLessThan(topic.partition(0).state().position().tokenAt(0) + 100);
     }
+
+    @Test
+    void aQuarantinedPartitionIsSealedOnlyOnceItsQuarantineEnded() {
+        Lease held = granted(send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0));
+        PartitionState state = topic.partition(0).state();
+        state.position(state.position().afterLoss(state.position().nextOffset() + 1));
+        RecordHeaders headers = new RecordHeaders();
+        headers.add(Growth.SEAL, Growth.sealHeader(2, 3));
+        Step refused = topic.record(0, null, headers, T0.plusSeconds(1));
+        assertThat(refused.answer()).containsInstanceOf(Outbound.DeadLetter.class);
+        assertThat(((Outbound.DeadLetter) refused.answer().orElseThrow()).reason()).contains("quarantined");
+        assertThat(state.holders(TO_NEW).leases()).as("nothing left").containsExactly(held);
+
+        Instant over = T0.plusSeconds(1).plus(topic.settings.limits().maxTtl()).plusSeconds(1);
+        Step sealed = topic.record(0, null, headers, over);
+        assertThat(sealed.answer()).isEmpty();
+        assertThat(sealed.transfers()).isNotEmpty();
+    }
 }
