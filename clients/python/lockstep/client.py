@@ -354,7 +354,10 @@ class LockClient:
                    ("kafka_replyPartition", struct.pack(">i", self.reply_partition))]
 
         def send():
-            if not self._closed.is_set() and not pending.done.is_set():
+            # Not after its caller gave up (timed out, an acquire cancelled): it is no longer pending then.
+            with self._guard:
+                waiting = self._pending.get(pending.command["request_id"]) is pending
+            if waiting and not self._closed.is_set() and not pending.done.is_set():
                 try:
                     self._produce(pending.command, pending.payload, headers, reply.partition, None)
                     self._producer.poll(0)

@@ -111,6 +111,10 @@ final class Exchanges {
         long pause = moves == 0 ? 0 : Math.min(MOVED_PAUSE_LIMIT.toMillis(), 5L << Math.min(moves, 10));
         try {
             scheduler.schedule(() -> {
+                if (answer.isDone()) {
+                    // Timed out (and an acquire cancelled) meanwhile: nothing is sent after that.
+                    return;
+                }
                 try {
                     send.run();
                 } catch (RuntimeException e) {

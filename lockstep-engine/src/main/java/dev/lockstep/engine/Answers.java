@@ -26,7 +26,9 @@ final class Answers {
      * one it was a retry of that; at a later one, or swept, its reply is gone and cannot be rebuilt.
      */
     static Optional<Outbound> again(Inbound record, Triaged triaged, PartitionState state, Layout layout) {
-        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver) {
+        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver || triaged instanceof Triaged.Seal
+                || triaged instanceof Triaged.Carry || triaged instanceof Triaged.Taken) {
+            // A growth's transfers were stored with its batch and are sent from there; it answers nothing.
             return Optional.empty();
         } else if (triaged instanceof Triaged.DeadLetter dead) {
             return Optional.of(dead.of(record));

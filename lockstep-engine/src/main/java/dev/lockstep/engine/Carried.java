@@ -25,21 +25,25 @@ import java.util.OptionalInt;
  */
 sealed interface Carried {
 
+    /** The source partition's time at the seal: the carried times are re-dated from it at the new partition. */
+    Instant at();
+
     /** The resource's leases. */
-    record Leases(List<Lease> leases) implements Carried {
+    record Leases(List<Lease> leases, Instant at) implements Carried {
         public Leases {
             leases = List.copyOf(leases);
         }
     }
 
     /** One waiter; its place in its new partition's queue is the offset of the record that carries it. */
-    record Queued(Waiter waiter) implements Carried {
+    record Queued(Waiter waiter, Instant at) implements Carried {
     }
 
     ObjectMapper MAPPER = new ObjectMapper();
 
     static byte[] json(Carried carried) {
         ObjectNode root = MAPPER.createObjectNode();
+        root.put("at", carried.at().toString());
         if (carried instanceof Leases leases) {
             ArrayNode array = root.putArray("leases");
             leases.leases().forEach(lease -> {
@@ -81,17 +85,18 @@ sealed interface Carried {
     static Optional<Carried> read(String resource, byte[] json, long offset) {
         try {
             JsonNode root = MAPPER.readTree(json);
-            if (root.has("leases") && root.size() == 1) {
+            Instant at = Instant.parse(text(root, "at"));
+            if (root.has("leases") && root.size() == 2) {
                 List<Lease> leases = new ArrayList<>();
                 for (JsonNode node : root.get("leases")) {
                     leases.add(new Lease(resource, text(node, "owner"), node.get("token").asLong(),
                             Instant.parse(text(node, "acquired_at")), Instant.parse(text(node, "expires_at")),
                             node.get("permit").asInt(), share(node), Optional.ofNullable(node.path("value").textValue())));
                 }
-                return leases.isEmpty() ? Optional.empty() : Optional.of(new Leases(leases));
+                return leases.isEmpty() ? Optional.empty() : Optional.of(new Leases(leases, at));
             }
             JsonNode node = root.get("waiter");
-            if (node == null || root.size() != 1) {
+            if (node == null || root.size() != 2) {
                 return Optional.empty();
             }
             Instant queuedAt = Instant.parse(text(node, "queued_at"));
@@ -103,7 +108,7 @@ sealed interface Carried {
                     Duration.ofMillis(node.get("ttl_ms").asLong()), offset, queuedAt,
                     Instant.parse(text(node, "deadline")), route, correlation,
                     Fingerprint.ofHex(text(node, "fingerprint")), share(node),
-                    Optional.ofNullable(node.path("value").textValue()))));
+                    Optional.ofNullable(node.path("value").textValue())), at));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

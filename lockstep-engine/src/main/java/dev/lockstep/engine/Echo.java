@@ -23,7 +23,8 @@ public final class Echo {
 
     public Optional<Outbound> answer(Inbound record) {
         Triaged triaged = triage.triage(record);
-        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver) {
+        if (triaged instanceof Triaged.Tick || triaged instanceof Triaged.HandOver || triaged instanceof Triaged.Seal
+                || triaged instanceof Triaged.Carry || triaged instanceof Triaged.Taken) {
             return Optional.empty();
         } else if (triaged instanceof Triaged.Apply apply) {
             Verdict verdict = apply.command() instanceof Command.Acquire ? new Verdict.NotAcquired(Duration.ZERO)

@@ -3,6 +3,8 @@ package dev.lockstep.engine;
 import dev.lockstep.core.Lease;
 import dev.lockstep.protocol.Growth;
 import dev.lockstep.protocol.ResourcePartition;
+import dev.lockstep.core.Now;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,14 +24,15 @@ final class Growing {
     private final Inbound record;
     private final PartitionState state;
     private final Layout layout;
-    private final Instant now;
+    private final Now now;
     private final Optional<Quarantine> quarantine;
 
     /**
-     * @param now the partition's time at the record: a lease ended by then showed its end here already
+     * @param now the partition's time at the record: a lease ended by then showed its end here
+     *     already; a carried one is re-dated from it
      * @param quarantine the partition's quarantine at the record, if any
      */
-    Growing(Inbound record, PartitionState state, Layout layout, Instant now, Optional<Quarantine> quarantine) {
+    Growing(Inbound record, PartitionState state, Layout layout, Now now, Optional<Quarantine> quarantine) {
         this.record = record;
         this.state = state;
         this.layout = layout;
@@ -86,13 +89,13 @@ final class Growing {
             int to = ResourcePartition.of(resource, seal.partitions());
             List<Lease> leases = state.holders(resource).leases();
             // Those that ended were said to here; the tokens they had are below the bound.
-            List<Lease> live = leases.stream().filter(lease -> lease.isLiveAt(now)).toList();
+            List<Lease> live = leases.stream().filter(lease -> lease.isLiveAt(now.passed())).toList();
             if (!live.isEmpty()) {
-                transfers.add(carry(to, resource, new Carried.Leases(live)));
+                transfers.add(carry(to, seal.partitions(), resource, new Carried.Leases(live, now.passed())));
             }
             leases.forEach(state::remove);
             for (Waiter waiter : List.copyOf(state.queues().queue(resource))) {
-                transfers.add(carry(to, resource, new Carried.Queued(waiter)));
+                transfers.add(carry(to, seal.partitions(), resource, new Carried.Queued(waiter, now.passed())));
                 state.queues().leave(waiter);
             }
         }
@@ -100,7 +103,7 @@ final class Growing {
         for (int to : self < seal.from() ? Layout.destinations(seal.from(), seal.partitions(), self)
                 : new TreeSet<Integer>()) {
             transfers.add(new Outbound.Transfer(record, to, Optional.empty(), Growth.TAKEN,
-                    Growth.takenHeader(self, record.offset(), bound), new byte[0]));
+                    Growth.takenHeader(self, record.offset(), seal.partitions(), bound), new byte[0]));
         }
         state.position(state.position().withLayout(layout.sealed(self, seal.from(), seal.partitions(),
                 record.offset(), state.position().tokenBase())));
@@ -115,10 +118,13 @@ final class Growing {
     Result carry(Triaged.Carry carry) {
         int self = record.partition();
         Optional<Layout.Growth> growth = layout.growth();
-        if (growth.isPresent() && growth.get().taken().containsKey(carry.from())) {
+        if (carry.partitions() < layout.partitions()
+                || growth.isPresent() && growth.get().taken().containsKey(carry.from())) {
+            // Of an earlier growth, or sent again after its partition's taken.
             return NOTHING;
         }
-        if (growth.isEmpty() || !growth.get().awaiting().contains(carry.from())
+        if (growth.isEmpty() || carry.partitions() != layout.partitions()
+                || !growth.get().awaiting().contains(carry.from())
                 || ResourcePartition.of(carry.resource(), layout.partitions()) != self
                 || ResourcePartition.of(carry.resource(), growth.get().from()) != carry.from()) {
             return new Result.Refused("a carry of " + carry.resource() + " from partition " + carry.from()
@@ -128,12 +134,29 @@ final class Growing {
         if (carried.isEmpty()) {
             return new Result.Refused("a carry's value is the JSON of a resource's leases or of one waiter");
         }
+        // Times are re-dated: what was left of them at the seal, from this partition's time, which may be
+        // ahead of the old one's (a lease ends no sooner here than it had left to run there).
+        Duration since = Duration.ZERO;
         if (carried.get() instanceof Carried.Leases leases) {
-            leases.leases().forEach(state::put);
+            for (Lease lease : leases.leases()) {
+                Lease here = new Lease(lease.resource(), lease.owner(), lease.fencingToken(), lease.acquiredAt(),
+                        now.from().plus(Duration.between(leases.at(), lease.expiresAt())), lease.permit(),
+                        lease.share(), lease.value());
+                // Carried again before the taken, a lease it has already (live or ended) is not put back.
+                if (state.holders(here.resource()).atPermit(here.permit())
+                        .filter(held -> held.fencingToken() == here.fencingToken()).isEmpty()) {
+                    state.put(here);
+                }
+            }
         } else {
-            Waiter waiter = ((Carried.Queued) carried.get()).waiter();
-            if (state.queues().waiting(waiter.requestId()).isEmpty()) {
-                state.queues().join(waiter);
+            Carried.Queued queued = (Carried.Queued) carried.get();
+            Waiter waiter = queued.waiter();
+            // Carried again: one that waits here, or was answered here already, is not queued again.
+            if (state.queues().waiting(waiter.requestId()).isEmpty() && state.request(waiter.requestId()).isEmpty()) {
+                state.queues().join(new Waiter(waiter.resource(), waiter.requestId(), waiter.owner(), waiter.ttl(),
+                        waiter.offset(), now.passed().minus(Duration.between(waiter.queuedAt(), queued.at())),
+                        now.from().plus(Duration.between(queued.at(), waiter.deadline())), waiter.route(),
+                        waiter.correlationId(), waiter.fingerprint(), waiter.share(), waiter.value()));
             }
         }
         return NOTHING;
@@ -146,10 +169,12 @@ final class Growing {
      */
     Result taken(Triaged.Taken taken, Queueing queueing) {
         Optional<Layout.Growth> growth = layout.growth();
-        if (growth.isPresent() && growth.get().taken().containsKey(taken.from())) {
+        if (taken.partitions() < layout.partitions()
+                || growth.isPresent() && growth.get().taken().containsKey(taken.from())) {
             return NOTHING;
         }
-        if (growth.isEmpty() || !growth.get().awaiting().contains(taken.from())) {
+        if (growth.isEmpty() || taken.partitions() != layout.partitions()
+                || !growth.get().awaiting().contains(taken.from())) {
             return new Result.Refused("a taken from partition " + taken.from() + ", which hands partition "
                     + record.partition() + " nothing in a growth under way here");
         }
@@ -162,25 +187,29 @@ final class Growing {
         return NOTHING;
     }
 
-    /** The resources with state here that {@code partitions} routes elsewhere, in order of name (the same for a worker and a replay). */
+    /**
+     * The resources decided here until now that {@code partitions} routes elsewhere, in order of
+     * name (the same for a worker and a replay). Not a lease the worker read of a resource decided
+     * elsewhere (for a command here that is sent on): that one is its own partition's to carry.
+     */
     private SortedSet<String> leaving(int partitions) {
         SortedSet<String> leaving = new TreeSet<>();
         int self = record.partition();
         state.leases().forEach(lease -> {
-            if (ResourcePartition.of(lease.resource(), partitions) != self) {
+            if (ResourcePartition.of(lease.resource(), partitions) != self && layout.decides(lease.resource(), self)) {
                 leaving.add(lease.resource());
             }
         });
         state.queues().all().forEach(waiter -> {
-            if (ResourcePartition.of(waiter.resource(), partitions) != self) {
+            if (ResourcePartition.of(waiter.resource(), partitions) != self && layout.decides(waiter.resource(), self)) {
                 leaving.add(waiter.resource());
             }
         });
         return leaving;
     }
 
-    private Outbound.Transfer carry(int to, String resource, Carried carried) {
+    private Outbound.Transfer carry(int to, int partitions, String resource, Carried carried) {
         return new Outbound.Transfer(record, to, Optional.of(resource), Growth.CARRY,
-                Growth.carryHeader(record.partition(), record.offset()), Carried.json(carried));
+                Growth.carryHeader(record.partition(), record.offset(), partitions), Carried.json(carried));
     }
 }

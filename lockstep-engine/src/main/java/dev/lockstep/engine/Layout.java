@@ -53,7 +53,7 @@ public record Layout(int partitions, Optional<Growth> growth) {
             }
         }
 
-        /** The token base in force at {@code offset}: the seal's before it, as no earlier rise is kept. */
+        /** The token base in force at {@code offset}: the earliest kept before them all. */
         long tokenBaseAt(long offset) {
             SortedMap<Long, Long> upTo = tokenBases.headMap(offset + 1);
             return upTo.isEmpty() ? tokenBases.get(tokenBases.firstKey()) : upTo.get(upTo.lastKey());
@@ -103,8 +103,11 @@ public record Layout(int partitions, Optional<Growth> growth) {
 
     /** Sealed at {@code offset} with token base {@code tokenBase}: routed by {@code to} from there, awaiting each partition that hands resources here. */
     public Layout sealed(int self, int from, int to, long offset, long tokenBase) {
-        return new Layout(to, Optional.of(new Growth(from, offset, new TreeMap<>(), sources(from, to, self),
-                new TreeMap<>(java.util.Map.of(offset, tokenBase)))));
+        // The earlier growths' rises stay: a grant made before one keeps its token for a cancellation.
+        TreeMap<Long, Long> bases = new TreeMap<>();
+        growth.ifPresent(earlier -> bases.putAll(earlier.tokenBases()));
+        bases.put(offset, tokenBase);
+        return new Layout(to, Optional.of(new Growth(from, offset, new TreeMap<>(), sources(from, to, self), bases)));
     }
 
     /** {@code source} handed its resources over at {@code offset}; the token base is {@code tokenBase} from there on. */

@@ -95,7 +95,7 @@ public final class PartitionMachine {
                 ? Optional.of(answered.requestId()) : Optional.empty(), state);
         Queueing queueing = new Queueing(record, now, state, events, settings, quarantine.isPresent());
         if (record.logAppendTime().isPresent()) {
-            timePasses(now.passed(), state, events, queueing);
+            timePasses(now.passed(), state, events, queueing, position.layoutOr(settings), record.partition());
         }
         if (position.quarantine().isPresent() && quarantine.isEmpty()) {
             queueing.quarantineEnded();
@@ -121,11 +121,18 @@ public final class PartitionMachine {
         return new Step(again, decided, Answers.again(record, triaged, state, layout));
     }
 
-    /** The leases that ended by {@code now} expire, in the order they ended; then the waits that ended. */
-    private static void timePasses(Instant now, PartitionState state, EventWriter events, Queueing queueing) {
+    /**
+     * The leases that ended by {@code now} expire, in the order they ended; then the waits that
+     * ended. A lease of a resource decided elsewhere (a worker read its row for a command that is
+     * sent on) ends there, not here.
+     */
+    private static void timePasses(Instant now, PartitionState state, EventWriter events, Queueing queueing,
+            Layout layout, int partition) {
         for (Lease lease : state.expireUntil(now)) {
-            events.write(LeaseEvent.Kind.EXPIRED, lease, lease.expiresAt(), Optional.empty());
-            queueing.freed(lease);
+            if (layout.decides(lease.resource(), partition)) {
+                events.write(LeaseEvent.Kind.EXPIRED, lease, lease.expiresAt(), Optional.empty());
+                queueing.freed(lease);
+            }
         }
         queueing.endWaits();
     }
@@ -158,7 +165,7 @@ public final class PartitionMachine {
             queueing.named(apply.command().resource());
             return answer;
         }
-        Growing growing = new Growing(record, state, layout, now.passed(), quarantine);
+        Growing growing = new Growing(record, state, layout, now, quarantine);
         Growing.Result result = triaged instanceof Triaged.Seal seal ? growing.seal(seal)
                 : triaged instanceof Triaged.Carry carry ? growing.carry(carry)
                 : growing.taken((Triaged.Taken) triaged, queueing);

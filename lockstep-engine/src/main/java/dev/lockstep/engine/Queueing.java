@@ -162,7 +162,7 @@ final class Queueing {
             freed.stream().filter(decidedHere).forEach(this::handOver);
         }
         announced.values().forEach(ended -> {
-            if (state.holders(ended.resource()).liveAt(now.passed()).isEmpty()) {
+            if (decidedHere.test(ended.resource()) && state.holders(ended.resource()).liveAt(now.passed()).isEmpty()) {
                 events.vacant(ended);
             }
         });

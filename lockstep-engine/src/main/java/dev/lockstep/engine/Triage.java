@@ -109,9 +109,9 @@ final class Triage {
         if (read instanceof Growth.Read.Seal seal) {
             return new Triaged.Seal(seal.from(), seal.partitions());
         } else if (read instanceof Growth.Read.Carry carry) {
-            return new Triaged.Carry(carry.from(), carry.seal(), carry.resource(), carry.json());
+            return new Triaged.Carry(carry.from(), carry.seal(), carry.partitions(), carry.resource(), carry.json());
         } else if (read instanceof Growth.Read.Taken taken) {
-            return new Triaged.Taken(taken.from(), taken.seal(), taken.tokenBound());
+            return new Triaged.Taken(taken.from(), taken.seal(), taken.partitions(), taken.tokenBound());
         }
         return new Triaged.DeadLetter(((Growth.Read.Malformed) read).reason(), Outbound.Cause.UNREADABLE);
     }

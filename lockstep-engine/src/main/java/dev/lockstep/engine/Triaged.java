@@ -92,10 +92,10 @@ sealed interface Triaged {
     }
 
     /** A carry ({@link dev.lockstep.protocol.Growth#CARRY}): a part of {@code resource}'s state at partition {@code from}'s seal. */
-    record Carry(int from, long seal, String resource, byte[] json) implements Triaged {
+    record Carry(int from, long seal, int partitions, String resource, byte[] json) implements Triaged {
     }
 
     /** A taken ({@link dev.lockstep.protocol.Growth#TAKEN}): partition {@code from} carried all it hands here. */
-    record Taken(int from, long seal, long tokenBound) implements Triaged {
+    record Taken(int from, long seal, int partitions, long tokenBound) implements Triaged {
     }
 }

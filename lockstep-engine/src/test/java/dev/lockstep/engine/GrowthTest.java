@@ -76,7 +76,10 @@ class GrowthTest {
 
         topic.deliver(T0.plusSeconds(2));
         Verdict.Locked locked = (Verdict.Locked) verdict(send(2, TO_NEW, status("s-new", TO_NEW), T0.plusSeconds(2)));
-        assertThat(locked.lease()).isEqualTo(held);
+        assertThat(locked.lease().owner()).isEqualTo("A");
+        assertThat(locked.lease().fencingToken()).isEqualTo(held.fencingToken());
+        assertThat(locked.lease().expiresAt()).as("what it had left, from the new partition's time")
+                .isAfterOrEqualTo(held.expiresAt());
         assertThat(verdict(send(2, TO_NEW, acquire("b2", TO_NEW, "B", 30, 0), T0.plusSeconds(2))))
                 .isInstanceOf(Verdict.NotAcquired.class);
         assertThat(verdict(send(2, TO_NEW, release("r1", TO_NEW, "A", ",\"fencing_token\":" + held.fencingToken()),
@@ -95,8 +98,8 @@ class GrowthTest {
         assertThat(verdict(send(0, TO_OLD, status("s2", TO_OLD), T0.plusSeconds(1))))
                 .isEqualTo(new Verdict.Moved(1, 3));
         topic.deliver(T0.plusSeconds(2));
-        assertThat(((Verdict.Locked) verdict(send(0, TO_OLD, status("s3", TO_OLD), T0.plusSeconds(2)))).lease())
-                .isEqualTo(moves);
+        assertThat(((Verdict.Locked) verdict(send(0, TO_OLD, status("s3", TO_OLD), T0.plusSeconds(2)))).lease()
+                .fencingToken()).isEqualTo(moves.fencingToken());
         assertThat(topic.partition(1).state().holders(TO_OLD).leases()).as("gone from where it was").isEmpty();
     }
 
@@ -120,14 +123,19 @@ class GrowthTest {
     }
 
     @Test
-    void aWaiterWhoseLeaseEndedWhileItWasCarriedIsGrantedAtTheTaken() {
+    void aWaiterIsGrantedOnceTheCarriedLeaseRanWhatItHadLeftAndNotBeforeTheTaken() {
         send(0, TO_NEW, acquire("a", TO_NEW, "A", 1, 0), T0);
         send(0, TO_NEW, acquire("b", TO_NEW, "B", 30, 60_000), T0);
         topic.seal(3, T0.plusMillis(100));
-        List<Step> delivered = topic.deliver(T0.plusSeconds(5));
-        // The lease ended while carried; the waiter is granted at partition 2's taken, not before.
-        Step taken = delivered.stream().filter(step -> !step.deferred().isEmpty()).findFirst().orElseThrow();
-        assertThat(taken.deferred()).hasSize(1);
+        List<Outbound.Transfer> takens = new ArrayList<>(topic.inFlight.stream()
+                .filter(t -> t.header().equals(Growth.TAKEN)).toList());
+        topic.inFlight.removeAll(takens);
+        topic.deliver(T0.plusSeconds(5));
+        // 0.9 s left at the seal, so it ends at 5.9 s here; but partition 2 does not decide it yet.
+        assertThat(send(2, STAYS + "-z", status("z", STAYS + "-z"), T0.plusSeconds(7)).deferred()).isEmpty();
+        topic.inFlight.addAll(takens);
+        Step taken = topic.deliver(T0.plusSeconds(8)).stream().filter(step -> !step.deferred().isEmpty())
+                .findFirst().orElseThrow();
         assertThat(new String(topic.partition(2).log().get((int) taken.deferred().get(0).source().offset())
                 .headers().lastValue(Growth.TAKEN).orElseThrow())).startsWith("from=0;");
         assertThat(((Verdict.Acquired) verdict(taken.deferred().get(0))).lease().owner()).isEqualTo("B");
@@ -158,7 +166,7 @@ class GrowthTest {
                 .allSatisfy(step -> assertThat(step.answer()).isEmpty());
 
         RecordHeaders stray = new RecordHeaders();
-        stray.add(Growth.TAKEN, Growth.takenHeader(5, 5, 100));
+        stray.add(Growth.TAKEN, Growth.takenHeader(5, 5, 3, 100));
         assertThat(topic.record(2, null, stray, T0.plusSeconds(1)).answer()).containsInstanceOf(Outbound.DeadLetter.class);
     }
 
@@ -194,5 +202,63 @@ class GrowthTest {
         Step sealed = topic.record(0, null, headers, over);
         assertThat(sealed.answer()).isEmpty();
         assertThat(sealed.transfers()).isNotEmpty();
+    }
+
+    @Test
+    void aCarriedLeaseRunsWhatItHadLeftFromItsNewPartitionsTimeThoughThatIsAhead() {
+        Lease held = granted(send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0));
+        topic.seal(3, T0.plusSeconds(1));
+        // Partition 2's time is a minute ahead of partition 0's when the lease arrives there.
+        send(2, STAYS + "-x", status("ahead", STAYS + "-x"), T0.plusSeconds(61));
+        topic.deliver(T0.plusSeconds(61));
+        Verdict.Locked locked = (Verdict.Locked) verdict(send(2, TO_NEW, status("s", TO_NEW), T0.plusSeconds(62)));
+        assertThat(locked.lease().fencingToken()).isEqualTo(held.fencingToken());
+        assertThat(locked.lease().expiresAt()).as("29 s left at the seal, from partition 2's time")
+                .isAfterOrEqualTo(T0.plusSeconds(61 + 29));
+    }
+
+    @Test
+    void aGrowthsRecordsFetchedAgainAreAnsweredAsBeforeWithNothing() {
+        send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0);
+        topic.seal(3, T0.plusSeconds(1));
+        topic.deliver(T0.plusSeconds(2));
+        for (PartitionDriver partition : topic.partitions) {
+            for (Inbound record : partition.log()) {
+                Step again = partition.apply(record);
+                if (record.headers().has(Growth.SEAL) || record.headers().has(Growth.CARRY)
+                        || record.headers().has(Growth.TAKEN)) {
+                    assertThat(again.answer()).as(record.position()).isEmpty();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aTakenOrCarryOfAnEarlierGrowthChangesNothing() {
+        send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0);
+        topic.seal(3, T0.plusSeconds(1));
+        topic.deliver(T0.plusSeconds(2));
+        PartitionPosition before = topic.partition(2).state().position();
+        RecordHeaders stale = new RecordHeaders();
+        stale.add(Growth.TAKEN, Growth.takenHeader(0, 1, 2, 1_000_000));
+        assertThat(topic.record(2, null, stale, T0.plusSeconds(3)).answer()).isEmpty();
+        assertThat(topic.partition(2).state().position().tokenBase()).isEqualTo(before.tokenBase());
+        assertThat(topic.partition(2).state().position().layout()).isEqualTo(before.layout());
+    }
+
+    @Test
+    void aWaiterCarriedAgainAfterItsWaitEndedThereIsNotQueuedAgain() {
+        send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0);
+        send(0, TO_NEW, acquire("b", TO_NEW, "B", 30, 2_000), T0);
+        topic.seal(3, T0.plusMillis(100));
+        List<Outbound.Transfer> sent = new ArrayList<>(topic.inFlight);
+        // The carries land, but not the takens yet; the wait ends on partition 2 meanwhile.
+        topic.inFlight.removeIf(t -> t.header().equals(Growth.TAKEN));
+        topic.deliver(T0.plusMillis(200));
+        Step ended = send(2, STAYS + "-y", status("late", STAYS + "-y"), T0.plusSeconds(5));
+        assertThat(ended.deferred()).hasSize(1);
+        topic.inFlight.addAll(sent);
+        topic.deliver(T0.plusSeconds(6));
+        assertThat(topic.partition(2).state().queues().queue(TO_NEW)).isEmpty();
     }
 }

@@ -15,10 +15,10 @@ import java.util.Optional;
  *   <li>A <b>seal</b> ({@value #SEAL}: {@code from=F;partitions=T}) on every partition below
  *       {@code T}: from it on the partition routes resources by {@code T} partitions, and the
  *       state of each resource that leaves it is carried to its new partition.
- *   <li>A <b>carry</b> ({@value #CARRY}: {@code from=P;seal=S}), keyed by its resource, on the
+ *   <li>A <b>carry</b> ({@value #CARRY}: {@code from=P;seal=S;partitions=T}), keyed by its resource, on the
  *       resource's new partition: one part of the resource's state at the seal at offset {@code S}
  *       of partition {@code P} (its leases, or one of its waiters), as JSON.
- *   <li>A <b>taken</b> ({@value #TAKEN}: {@code from=P;seal=S;token_bound=B}) on each partition
+ *   <li>A <b>taken</b> ({@value #TAKEN}: {@code from=P;seal=S;partitions=T;token_bound=B}) on each partition
  *       that takes resources over from {@code P}, after {@code P}'s carries to it: from it on, the
  *       partition decides them, with tokens above {@code B}.
  * </ul>
@@ -40,12 +40,14 @@ public final class Growth {
         return ("from=" + from + ";partitions=" + partitions).getBytes(StandardCharsets.UTF_8);
     }
 
-    public static byte[] carryHeader(int from, long seal) {
-        return ("from=" + from + ";seal=" + seal).getBytes(StandardCharsets.UTF_8);
+    /** @param partitions the count the growth routes by: a carry of another growth is not this one's */
+    public static byte[] carryHeader(int from, long seal, int partitions) {
+        return ("from=" + from + ";seal=" + seal + ";partitions=" + partitions).getBytes(StandardCharsets.UTF_8);
     }
 
-    public static byte[] takenHeader(int from, long seal, long tokenBound) {
-        return ("from=" + from + ";seal=" + seal + ";token_bound=" + tokenBound).getBytes(StandardCharsets.UTF_8);
+    public static byte[] takenHeader(int from, long seal, int partitions, long tokenBound) {
+        return ("from=" + from + ";seal=" + seal + ";partitions=" + partitions + ";token_bound=" + tokenBound)
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** What a record with one of the growth headers is. */
@@ -55,12 +57,12 @@ public final class Growth {
         record Seal(int from, int partitions) implements Read {
         }
 
-        /** One part of {@code resource}'s state at partition {@code from}'s seal at offset {@code seal}. */
-        record Carry(int from, long seal, String resource, byte[] json) implements Read {
+        /** One part of {@code resource}'s state at partition {@code from}'s seal at offset {@code seal}, growing to {@code partitions}. */
+        record Carry(int from, long seal, int partitions, String resource, byte[] json) implements Read {
         }
 
         /** Partition {@code from} carried everything it hands this partition; it issued no token above {@code tokenBound}. */
-        record Taken(int from, long seal, long tokenBound) implements Read {
+        record Taken(int from, long seal, int partitions, long tokenBound) implements Read {
         }
 
         /** Not a growth record, for this reason. */
@@ -104,24 +106,28 @@ public final class Growth {
     private static Read carry(byte[] key, byte[] value, Map<String, Long> fields) {
         Optional<Long> from = field(fields, "from", 0, Integer.MAX_VALUE);
         Optional<Long> seal = field(fields, "seal", 0, Long.MAX_VALUE);
+        Optional<Long> partitions = field(fields, "partitions", 2, Integer.MAX_VALUE);
         Optional<String> resource = key == null ? Optional.empty() : CommandDecoder.strictUtf8(key)
                 .filter(name -> Text.checkContent(name, Limits.MAX_RESOURCE_CHARS).isEmpty());
-        if (fields.size() != 2 || from.isEmpty() || seal.isEmpty() || resource.isEmpty() || empty(value)) {
-            return new Read.Malformed("a carry (" + CARRY + " header 'from=P;seal=S') is keyed by its resource and "
-                    + "holds its state as JSON");
+        if (fields.size() != 3 || from.isEmpty() || seal.isEmpty() || partitions.isEmpty() || resource.isEmpty()
+                || empty(value)) {
+            return new Read.Malformed("a carry (" + CARRY + " header 'from=P;seal=S;partitions=T') is keyed by its "
+                    + "resource and holds its state as JSON");
         }
-        return new Read.Carry(from.get().intValue(), seal.get(), resource.get(), value);
+        return new Read.Carry(from.get().intValue(), seal.get(), partitions.get().intValue(), resource.get(), value);
     }
 
     private static Read taken(byte[] key, byte[] value, Map<String, Long> fields) {
         Optional<Long> from = field(fields, "from", 0, Integer.MAX_VALUE);
         Optional<Long> seal = field(fields, "seal", 0, Long.MAX_VALUE);
+        Optional<Long> partitions = field(fields, "partitions", 2, Integer.MAX_VALUE);
         Optional<Long> bound = field(fields, "token_bound", 0, Long.MAX_VALUE);
-        if (!empty(key) || !empty(value) || fields.size() != 3 || from.isEmpty() || seal.isEmpty() || bound.isEmpty()) {
-            return new Read.Malformed("a taken (" + TAKEN + " header 'from=P;seal=S;token_bound=B') has no key and "
-                    + "no value");
+        if (!empty(key) || !empty(value) || fields.size() != 4 || from.isEmpty() || seal.isEmpty()
+                || partitions.isEmpty() || bound.isEmpty()) {
+            return new Read.Malformed("a taken (" + TAKEN + " header 'from=P;seal=S;partitions=T;token_bound=B') has "
+                    + "no key and no value");
         }
-        return new Read.Taken(from.get().intValue(), seal.get(), bound.get());
+        return new Read.Taken(from.get().intValue(), seal.get(), partitions.get().intValue(), bound.get());
     }
 
     private static boolean empty(byte[] bytes) {

@@ -121,14 +121,19 @@ final class GrowthKeeper implements AutoCloseable {
 
     /**
      * The carries due from this worker's partitions, then each taken whose carries were all
-     * acknowledged: one that came before a carry it follows would let its partition decide a
-     * resource without its state.
+     * acknowledged (one that came before a carry it follows would let its partition decide a
+     * resource without its state); each only once its partition applied its own seal.
      */
     private void send() {
-        List<PendingTransfer> due = store.transfersDue(topics.commands(), assigned.now());
-        if (due.isEmpty()) {
+        List<PendingTransfer> pending = store.transfersDue(topics.commands(), assigned.now());
+        if (pending.isEmpty()) {
             return;
         }
+        // Only to a partition that applied its seal: before it, a carry or taken would be refused there.
+        Map<Integer, Layout> layouts = store.layouts(topics.commands());
+        List<PendingTransfer> due = pending.stream().filter(t -> layouts.containsKey(t.to())
+                && layouts.containsKey(t.partition())
+                && layouts.get(t.to()).partitions() >= layouts.get(t.partition()).partitions()).toList();
         List<PendingTransfer> carries = due.stream().filter(t -> t.header().equals(Growth.CARRY)).toList();
         List<PendingTransfer> sent = sendAll(carries);
         store.transfersSent(topics.commands(), sent);
