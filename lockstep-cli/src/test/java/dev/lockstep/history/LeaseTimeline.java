@@ -40,7 +40,7 @@ final class LeaseTimeline {
         boolean byWaiter;
         /** The log time it was decided. */
         final Instant start;
-        /** The offset of the record that granted it ({@link LogIndex#decidedBy}). */
+        /** The place in the resource's history of the record that granted it ({@link LogIndex#decidedBy}, {@link HistoryChecker.Observed#order}). */
         final long grantedAt;
         /** Its expiry as the latest reply named it, in the partition's time. */
         Instant dated;
@@ -137,7 +137,7 @@ final class LeaseTimeline {
         } else if (reply instanceof Verdict.Locked l) {
             lease(applied, l.lease(), false, false, at, Optional.empty(), decidedBy);
         } else if (reply instanceof Verdict.Released && releasedBy.isPresent()) {
-            releases.add(new Release(releasedBy.get(), token, applied.now(), applied.record().offset()));
+            releases.add(new Release(releasedBy.get(), token, applied.now(), applied.order()));
         }
     }
 

@@ -37,7 +37,7 @@ final class QueueOrder {
         }
 
         long offset() {
-            return observed.record().offset();
+            return observed.order();
         }
     }
 
@@ -65,14 +65,14 @@ final class QueueOrder {
                     && valid.command() instanceof Command.Acquire acquire) {
                 Optional<Verdict> verdict = history.replies().getOrDefault(observed.requestId(), List.of()).stream()
                         .map(ReplyDecoder::decode).flatMap(Optional::stream).map(ReplyDecoder.ReplyMessage::reply)
-                        .findFirst();
+                        .filter(reply -> reply.outcome() != dev.lockstep.core.Outcome.MOVED).findFirst();
                 byResource.computeIfAbsent(acquire.resource(), r -> new ArrayList<>())
                         .add(new Asked(observed, acquire, verdict));
             }
         });
         List<String> violations = new ArrayList<>();
         byResource.forEach((resource, asked) -> {
-            asked.sort(Comparator.comparingLong(a -> a.observed().record().offset()));
+            asked.sort(Comparator.comparingLong(a -> a.observed().order()));
             Granted granted = new Granted(asked);
             grantedInLogOrder(resource, asked, granted, violations);
             nobodyPassedAWaiter(resource, asked, granted, violations, index);

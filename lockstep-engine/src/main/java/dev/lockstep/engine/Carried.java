@@ -18,8 +18,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * One part of a resource's state carried to its new partition in a growth: its leases (every
- * permit's latest, live or ended), or one of its waiters. Written as JSON into a carry record
+ * One part of a resource's state carried to its new partition in a growth: its live leases, one
+ * of its waiters, or the request IDs applied to it lately. Written as JSON into a carry record
  * ({@link dev.lockstep.protocol.Growth#CARRY}) and read back from it, exactly: times to the
  * nanosecond, so the partition that takes the resource over decides as the one that had it would.
  */
@@ -39,6 +39,13 @@ sealed interface Carried {
     record Queued(Waiter waiter, Instant at) implements Carried {
     }
 
+    /** Request IDs applied to the resource lately, with their replies, so that a retry is answered as it was. */
+    record Requests(List<RequestEntry> entries, Instant at) implements Carried {
+        public Requests {
+            entries = List.copyOf(entries);
+        }
+    }
+
     ObjectMapper MAPPER = new ObjectMapper();
 
     static byte[] json(Carried carried) {
@@ -55,6 +62,15 @@ sealed interface Carried {
                 node.put("permit", lease.permit());
                 share(node, lease.share());
                 lease.value().ifPresent(value -> node.put("value", value));
+            });
+        } else if (carried instanceof Requests requests) {
+            ArrayNode array = root.putArray("requests");
+            requests.entries().forEach(entry -> {
+                ObjectNode node = array.addObject();
+                node.put("request_id", entry.requestId());
+                node.put("fingerprint", entry.fingerprint().hex());
+                node.put("reply", entry.reply().text());
+                node.put("applied_at", entry.appliedAt().toString());
             });
         } else {
             Waiter waiter = ((Queued) carried).waiter();
@@ -94,6 +110,14 @@ sealed interface Carried {
                             node.get("permit").asInt(), share(node), Optional.ofNullable(node.path("value").textValue())));
                 }
                 return leases.isEmpty() ? Optional.empty() : Optional.of(new Leases(leases, at));
+            }
+            if (root.has("requests") && root.size() == 2) {
+                List<RequestEntry> entries = new ArrayList<>();
+                for (JsonNode node : root.get("requests")) {
+                    entries.add(new RequestEntry(text(node, "request_id"), Fingerprint.ofHex(text(node, "fingerprint")),
+                            StoredReply.ofText(text(node, "reply")), offset, Instant.parse(text(node, "applied_at"))));
+                }
+                return entries.isEmpty() ? Optional.empty() : Optional.of(new Requests(entries, at));
             }
             JsonNode node = root.get("waiter");
             if (node == null || root.size() != 2) {

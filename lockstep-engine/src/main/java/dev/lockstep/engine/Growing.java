@@ -6,7 +6,11 @@ import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.core.Now;
 import java.time.Duration;
 import java.time.Instant;
+import dev.lockstep.protocol.ReplyDecoder;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -26,13 +30,16 @@ final class Growing {
     private final Layout layout;
     private final Now now;
     private final Optional<Quarantine> quarantine;
+    private final EngineSettings settings;
 
     /**
      * @param now the partition's time at the record: a lease ended by then showed its end here
      *     already; a carried one is re-dated from it
      * @param quarantine the partition's quarantine at the record, if any
      */
-    Growing(Inbound record, PartitionState state, Layout layout, Now now, Optional<Quarantine> quarantine) {
+    Growing(Inbound record, PartitionState state, Layout layout, Now now, Optional<Quarantine> quarantine,
+            EngineSettings settings) {
+        this.settings = settings;
         this.record = record;
         this.state = state;
         this.layout = layout;
@@ -53,6 +60,15 @@ final class Growing {
     }
 
     private static final Result NOTHING = new Result.Applied(List.of());
+
+    /**
+     * How far back the request IDs of a leaving resource are carried: a retry later than this
+     * after the seal is decided again at the new partition. The shortest request retention, which
+     * every client's retries and every batch the worker applies again stay within.
+     */
+    static final Duration CARRIED_REQUESTS = EngineSettings.MIN_REQUEST_RETENTION;
+    /** Request IDs per carry record: a record of them stays far below a topic's limit. */
+    static final int REQUESTS_PER_CARRY = 100;
 
     /**
      * From here on resources are routed by {@code seal.partitions()}. Each resource this partition
@@ -85,7 +101,9 @@ final class Growing {
         }
         long bound = state.position().tokenAt(record.offset());
         List<Outbound.Transfer> transfers = new ArrayList<>();
-        for (String resource : leaving(seal.partitions())) {
+        SortedSet<String> leaving = leaving(seal.partitions());
+        Map<String, List<RequestEntry>> requests = carriedRequests(leaving);
+        for (String resource : leaving) {
             int to = ResourcePartition.of(resource, seal.partitions());
             List<Lease> leases = state.holders(resource).leases();
             // Those that ended were said to here; the tokens they had are below the bound.
@@ -97,6 +115,11 @@ final class Growing {
             for (Waiter waiter : List.copyOf(state.queues().queue(resource))) {
                 transfers.add(carry(to, seal.partitions(), resource, new Carried.Queued(waiter, now.passed())));
                 state.queues().leave(waiter);
+            }
+            List<RequestEntry> entries = requests.getOrDefault(resource, List.of());
+            for (int from = 0; from < entries.size(); from += REQUESTS_PER_CARRY) {
+                transfers.add(carry(to, seal.partitions(), resource, new Carried.Requests(
+                        entries.subList(from, Math.min(entries.size(), from + REQUESTS_PER_CARRY)), now.passed())));
             }
         }
         // A partition at or above the old count held nothing: it hands nothing on.
@@ -148,6 +171,14 @@ final class Growing {
                     state.put(here);
                 }
             }
+        } else if (carried.get() instanceof Carried.Requests requests) {
+            for (RequestEntry entry : requests.entries()) {
+                if (state.request(entry.requestId()).isEmpty()) {
+                    // Remembered as long from here as it had left there; answered from this record.
+                    state.put(new RequestEntry(entry.requestId(), entry.fingerprint(), entry.reply(), record.offset(),
+                            now.passed().minus(Duration.between(entry.appliedAt(), requests.at()))));
+                }
+            }
         } else {
             Carried.Queued queued = (Carried.Queued) carried.get();
             Waiter waiter = queued.waiter();
@@ -185,6 +216,23 @@ final class Growing {
         PartitionPosition above = state.position().withTokensAbove(taken.tokenBound(), record.offset());
         state.position(above.withLayout(layout.taken(taken.from(), record.offset(), above.tokenBase())));
         return NOTHING;
+    }
+
+    /**
+     * The request IDs applied lately ({@link #CARRIED_REQUESTS} of the partition's time, and
+     * remembered) to each leaving resource, in the order they were applied: a retry of one, sent on
+     * after the seal, is answered at the new partition as it was here.
+     */
+    private Map<String, List<RequestEntry>> carriedRequests(SortedSet<String> leaving) {
+        Instant since = now.passed().minus(CARRIED_REQUESTS);
+        Map<String, List<RequestEntry>> carried = new TreeMap<>();
+        state.requests().stream()
+                .filter(entry -> !entry.appliedAt().isBefore(since) && entry.rememberedAt(now.passed(), settings))
+                .sorted(Comparator.comparing(RequestEntry::appliedAt).thenComparing(RequestEntry::requestId))
+                .forEach(entry -> ReplyDecoder.decode(entry.reply().bytes()).flatMap(ReplyDecoder.ReplyMessage::resource)
+                        .filter(leaving::contains)
+                        .ifPresent(resource -> carried.computeIfAbsent(resource, r -> new ArrayList<>()).add(entry)));
+        return carried;
     }
 
     /**

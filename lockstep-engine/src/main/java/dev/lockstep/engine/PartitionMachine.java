@@ -165,7 +165,7 @@ public final class PartitionMachine {
             queueing.named(apply.command().resource());
             return answer;
         }
-        Growing growing = new Growing(record, state, layout, now, quarantine);
+        Growing growing = new Growing(record, state, layout, now, quarantine, settings);
         Growing.Result result = triaged instanceof Triaged.Seal seal ? growing.seal(seal)
                 : triaged instanceof Triaged.Carry carry ? growing.carry(carry)
                 : growing.taken((Triaged.Taken) triaged, queueing);

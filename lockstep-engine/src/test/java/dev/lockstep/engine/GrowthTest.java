@@ -261,4 +261,17 @@ class GrowthTest {
         topic.deliver(T0.plusSeconds(6));
         assertThat(topic.partition(2).state().queues().queue(TO_NEW)).isEmpty();
     }
+
+    @Test
+    void aRetryOfARequestDecidedBeforeTheSealGetsItsReplyOnTheNewPartition() {
+        Step first = send(0, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0);
+        byte[] reply = ((Outbound.ReplyRecord) first.answer().orElseThrow()).value();
+        topic.seal(3, T0.plusSeconds(1));
+        topic.deliver(T0.plusSeconds(2));
+        Outbound again = send(2, TO_NEW, acquire("a", TO_NEW, "A", 30, 0), T0.plusSeconds(3)).answer().orElseThrow();
+        assertThat(new String(((Outbound.ReplyRecord) again).value())).isEqualTo(new String(reply));
+        assertThat(send(2, TO_NEW, acquire("a", TO_NEW, "B", 30, 0), T0.plusSeconds(3)).answer()
+                .map(o -> new String(((Outbound.ReplyRecord) o).value())).orElseThrow())
+                .as("the same ID for another command").contains("\"field\":\"request_id\"");
+    }
 }

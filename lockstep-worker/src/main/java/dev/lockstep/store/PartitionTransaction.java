@@ -59,6 +59,9 @@ public interface PartitionTransaction {
      */
     List<Lease> leasesForUpdate(Collection<String> resources, Instant endingAfter, Instant endingBy);
 
+    /** The request entries of the partition applied at or after {@code since} (log time): what a seal carries. */
+    Map<String, RequestEntry> requestsSince(Instant since);
+
     /** The events stored for the records from {@code fromOffset} (inclusive) to {@code toOffset} (exclusive). */
     List<EventEntry> events(long fromOffset, long toOffset);
 

@@ -63,6 +63,9 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
                     + "ON CONFLICT (topic, partition, request_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, "
                     + "reply = EXCLUDED.reply, record_offset = EXCLUDED.record_offset, applied_at = EXCLUDED.applied_at, "
                     + "decided_offset = EXCLUDED.decided_offset";
+    private static final String SELECT_REQUESTS_SINCE =
+            "SELECT request_id, fingerprint, reply, record_offset, applied_at, decided_offset FROM request_log "
+                    + "WHERE topic = ? AND partition = ? AND applied_at >= " + EPOCH_MS.formatted("?");
     private static final String SELECT_EVENTS =
             "SELECT record_offset, event_index, resource, event FROM lease_events "
                     + "WHERE topic = ? AND partition = ? AND record_offset >= ? AND record_offset < ?";
@@ -157,6 +160,25 @@ final class PostgresPartitionTransaction implements PartitionTransaction {
             return leases.forUpdate(resources, endingAfter, endingBy);
         } catch (SQLException e) {
             throw fail("reading leases", e);
+        }
+    }
+
+    @Override
+    public Map<String, RequestEntry> requestsSince(Instant since) {
+        try (PreparedStatement select = connection.prepareStatement(SELECT_REQUESTS_SINCE)) {
+            select.setString(1, partition.topic());
+            select.setInt(2, partition.partition());
+            select.setLong(3, since.toEpochMilli());
+            Map<String, RequestEntry> entries = new HashMap<>();
+            try (ResultSet rs = select.executeQuery()) {
+                while (rs.next()) {
+                    RequestEntry entry = SqlArrays.requestEntry(rs);
+                    entries.put(entry.requestId(), entry);
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw fail("reading the recent request entries", e);
         }
     }
 

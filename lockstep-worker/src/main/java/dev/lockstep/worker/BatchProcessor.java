@@ -8,6 +8,7 @@ import dev.lockstep.engine.PartitionMachine;
 import dev.lockstep.engine.PartitionPosition;
 import dev.lockstep.engine.PartitionState;
 import dev.lockstep.engine.PreparedBatch;
+import dev.lockstep.engine.RequestEntry;
 import dev.lockstep.engine.StoredPartition;
 import dev.lockstep.engine.Waiter;
 import dev.lockstep.metrics.WorkerMetrics;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -107,7 +109,13 @@ final class BatchProcessor implements RecordProcessor {
         List<Lease> leases = guess.equals(Optional.of(needed)) ? opening.guessed().orElseThrow()
                 : tx.leasesForUpdate(needed.resources(), needed.endingAfter(), needed.endingBy());
         boolean fetchedAgain = first < loaded.nextOffset();
-        PartitionState state = new PartitionState(loaded, leases, opening.requests(),
+        Map<String, RequestEntry> requests = opening.requests();
+        if (batch.regrows(loaded.nextOffset())) {
+            // A seal carries the request IDs applied lately to the resources that leave: all of them are read.
+            requests = new HashMap<>(tx.requestsSince(loaded.clock().minus(EngineSettings.MIN_REQUEST_RETENTION)));
+            requests.putAll(opening.requests());
+        }
+        PartitionState state = new PartitionState(loaded, leases, requests,
                 fetchedAgain ? tx.events(first, loaded.nextOffset()) : List.of(), waiters,
                 fetchedAgain ? tx.deferredReplies(first, loaded.nextOffset()) : List.of());
         List<Outbound> out = batch.applyTo(state);
