@@ -77,7 +77,7 @@ class GrowthUnderLoadIT {
         ReplayReport replay = new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL,
                 (read, total) -> { });
         System.out.println("lockstep replay after the growth: " + replay.text().strip());
-        result.violations().stream().limit(3).forEach(violation -> printAround(history, violation));
+        result.violations().stream().limit(Integer.getInteger("lockstep.around.count", 3)).forEach(violation -> printAround(history, violation));
         result.assertSafe();
         assertThat(result.requestsSent()).isGreaterThan(2_500);
         assertThat(result.leasesGranted()).isGreaterThan(50);
@@ -91,7 +91,7 @@ class GrowthUnderLoadIT {
         while (at.find()) {
             int partition = Integer.parseInt(at.group(1));
             long offset = Long.parseLong(at.group(2));
-            history.log().stream().filter(r -> r.partition() == partition && Math.abs(r.offset() - offset) <= 4)
+            history.log().stream().filter(r -> r.partition() == partition && Math.abs(r.offset() - offset) <= Integer.getInteger("lockstep.around", 4))
                     .sorted(java.util.Comparator.comparingLong(dev.lockstep.history.LoggedRecord::offset))
                     .forEach(r -> {
                         String value = r.value() == null ? "(no value)" : new String(r.value());

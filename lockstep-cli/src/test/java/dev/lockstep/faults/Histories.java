@@ -7,6 +7,7 @@ import dev.lockstep.kafka.LogReader;
 import dev.lockstep.protocol.CommandDecoder;
 import dev.lockstep.protocol.Limits;
 import dev.lockstep.protocol.ParsedCommand;
+import dev.lockstep.protocol.Growth;
 import dev.lockstep.protocol.TopicNames;
 import dev.lockstep.testkit.LockstepExtension;
 import java.nio.charset.StandardCharsets;
@@ -21,10 +22,12 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.record.TimestampType;
 
 /** Reads a run's history back from the broker: the command log and every reply, whole. */
@@ -81,8 +84,13 @@ final class Histories {
                 if (r.timestampType() != TimestampType.LOG_APPEND_TIME) {
                     throw new IllegalStateException("the command topic must use LogAppendTime: " + r.timestampType());
                 }
+                // A growth's taken raises its partition's token base: the checker places grants by it.
+                Header taken = r.headers().lastHeader(Growth.TAKEN);
+                OptionalLong bound = taken == null ? OptionalLong.empty()
+                        : Growth.read(Growth.TAKEN, r.key(), r.value(), taken.value(), 1) instanceof Growth.Read.Taken t
+                                ? OptionalLong.of(t.tokenBound()) : OptionalLong.empty();
                 log.add(new LoggedRecord(r.partition(), r.offset(), Instant.ofEpochMilli(r.timestamp()), r.key(),
-                        r.value()));
+                        r.value(), bound));
             });
             reader.readAll(topics.replies(), partitions(reader, topics.replies()), r -> replies.computeIfAbsent(
                     new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>()).add(r.value()));

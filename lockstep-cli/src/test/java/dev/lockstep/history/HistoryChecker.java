@@ -187,6 +187,11 @@ public final class HistoryChecker {
         return staged;
     }
 
+    /** A record's place in its resource's history, as {@link Observed#order()} says it. */
+    private static long order(LogIndex.Position position) {
+        return ((long) position.stage() << 40) | position.offset();
+    }
+
     /** Whether a reply sends its command on ({@code moved}): an answer, not a decision. */
     private static boolean sentOn(byte[] reply) {
         return ReplyDecoder.decode(reply).map(r -> r.reply().outcome() == Outcome.MOVED).orElse(false);
@@ -289,8 +294,8 @@ public final class HistoryChecker {
             timelines.computeIfAbsent(d.observed().resource(), LeaseTimeline::new).observe(d.observed(), d.verdict(),
                     d.waited(), release.map(Command.Release::owner), release.map(Command.Release::fencingToken)
                             .orElse(OptionalLong.empty()), asked, d.at(), ttl,
-                    d.observed().order(d.verdict() instanceof Verdict.Acquired a ? index.decidedBy(d.observed(), a)
-                            : d.observed().record().offset()));
+                    d.verdict() instanceof Verdict.Acquired a ? order(index.decidedBy(d.observed(), a))
+                            : d.observed().order());
         });
         return timelines;
     }
