@@ -35,6 +35,10 @@ class TopicsGrowIT {
         LockstepExtension.createTopics(env.kafka(), topics, 2);
         try (RunningWorker worker = env.startWorker(WorkerSettings.defaults(env.kafka())
                 .withTopics(topics, new TopicAllowList(TopicAllowList.DEFAULT)).withGroupId("cli-grow"))) {
+            // Grown before the worker started its partitions, the topic would just start with four.
+            String db = env.database().jdbcUrl();
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(run(topics, "topics", "status",
+                    "--db-url", db).out()).contains("2 started, routing by [2]"));
             CliRun shrink = run(topics, "topics", "grow", "--partitions", "2");
             assertThat(shrink.exitCode()).isEqualTo(ExitCodes.USAGE);
             assertThat(shrink.err()).contains("only grows");
@@ -43,7 +47,6 @@ class TopicsGrowIT {
             assertThat(grow.exitCode()).as(grow.err()).isZero();
             assertThat(grow.out()).contains(topics.commands() + ": 4 partitions", topics.events() + ": 4 partitions");
 
-            String db = env.database().jdbcUrl();
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                 CliRun status = run(topics, "topics", "status", "--db-url", db);
                 assertThat(status.exitCode()).as(status.err()).isZero();

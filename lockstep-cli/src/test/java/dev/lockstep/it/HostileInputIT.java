@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.lockstep.protocol.DeadLetterHeaders;
+import dev.lockstep.protocol.ResourcePartition;
 import dev.lockstep.protocol.Sha256;
 import dev.lockstep.testkit.Commands;
 import dev.lockstep.testkit.LockstepExtension;
@@ -108,6 +109,14 @@ class HostileInputIT {
                                 + "a later record of the same partition").startsWith(sent.topic() + "-"
                                 + sent.partition() + "@").isNotEqualTo(position(sent));
                     }
+                }
+                case "moved" -> {
+                    // Not decided there, nothing stored: sent to the partition its key belongs on.
+                    JsonNode reply = awaitReply(value, repliesPerRequest);
+                    assertThat(reply.path("outcome").asText()).as(label + ": " + reply).isEqualTo("moved");
+                    assertThat(reply.path("partition").asInt()).as(label).isEqualTo(ResourcePartition.of(
+                            entry.path("key").asText(), LockstepExtension.PARTITIONS));
+                    assertThat(reply.path("detail").asText()).as(label).contains("partitioner=murmur2_random");
                 }
                 case "invalid" -> {
                     JsonNode reply = awaitReply(value, repliesPerRequest);
