@@ -122,7 +122,7 @@ class GrowthIT {
                 admin.createPartitions(Map.of(topics.commands(), NewPartitions.increaseTo(TO),
                         topics.events(), NewPartitions.increaseTo(TO))).all().get();
             }
-            await().atMost(Duration.ofSeconds(30)).until(() -> growthFinished(topics));
+            await().atMost(Duration.ofSeconds(30)).until(() -> Histories.growthFinished(env, topics));
             sleep(Duration.ofSeconds(1));
             asking.set(false);
             caller.join(30_000);
@@ -173,16 +173,6 @@ class GrowthIT {
         }
     }
 
-    private static boolean growthFinished(TopicNames topics) throws SQLException {
-        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
-                "SELECT count(*) FROM topic_growths WHERE topic = ? AND finished_at IS NOT NULL")) {
-            select.setString(1, topics.commands());
-            try (ResultSet rs = select.executeQuery()) {
-                rs.next();
-                return rs.getInt(1) == 1;
-            }
-        }
-    }
 
     private static void sleep(Duration duration) {
         try {

@@ -13,10 +13,6 @@ import dev.lockstep.replay.ReplayReport;
 import dev.lockstep.replay.TimeWindow;
 import dev.lockstep.testkit.LockstepExtension;
 import dev.lockstep.worker.WorkerSettings;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -65,7 +61,7 @@ class GrowthUnderLoadIT {
                 admin.createPartitions(Map.of(topics.commands(), NewPartitions.increaseTo(16))).all().get();
             }
             long grown = System.nanoTime();
-            await().atMost(Duration.ofSeconds(60)).until(() -> growthFinished(topics));
+            await().atMost(Duration.ofSeconds(60)).until(() -> Histories.growthFinished(env, topics));
             System.out.printf("growth from 12 to 16 partitions under load finished in %d ms%n",
                     (System.nanoTime() - grown) / 1_000_000);
             load.awaitPublished(1_500);
@@ -104,14 +100,4 @@ class GrowthUnderLoadIT {
         }
     }
 
-    private static boolean growthFinished(TopicNames topics) throws SQLException {
-        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
-                "SELECT count(*) FROM topic_growths WHERE topic = ? AND finished_at IS NOT NULL")) {
-            select.setString(1, topics.commands());
-            try (ResultSet rs = select.executeQuery()) {
-                rs.next();
-                return rs.getInt(1) == 1;
-            }
-        }
-    }
 }

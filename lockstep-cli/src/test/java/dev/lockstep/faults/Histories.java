@@ -102,6 +102,18 @@ final class Histories {
         return IntStream.range(0, reader.partitionCount(topic)).boxed().collect(Collectors.toSet());
     }
 
+    /** Whether a growth of the topic's command topic was recorded finished (every partition routes by its count). */
+    static boolean growthFinished(LockstepExtension env, TopicNames topics) throws SQLException {
+        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
+                "SELECT count(*) FROM topic_growths WHERE topic = ? AND finished_at IS NOT NULL")) {
+            select.setString(1, topics.commands());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1) == 1;
+            }
+        }
+    }
+
     /** Why each epoch of the topic's partitions began, as the database recorded it. */
     static List<String> epochReasons(LockstepExtension env, TopicNames topics) {
         List<String> reasons = new ArrayList<>();
