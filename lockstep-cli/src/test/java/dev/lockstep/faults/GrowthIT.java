@@ -161,6 +161,84 @@ class GrowthIT {
         assertThat(replayed.exitCode()).as(replayed.text()).isZero();
     }
 
+    /**
+     * The issue's second and third cases: two workers (child JVMs) grow the topic from 2 to 3
+     * partitions, one is killed (SIGKILL) once the growth has started, the other finishes it; then
+     * a third joins and the topic grows again, to 5. Leases and tokens carry over both growths,
+     * and the replay reproduces every reply, event and row.
+     */
+    @Test
+    void twoGrowthsWithTwoWorkersOneKilledInTheMiddle() throws Exception {
+        TopicNames topics = env.topics().suffixed("-grow-twice");
+        KafkaSettings kafka = env.kafka();
+        LockstepExtension.createTopics(kafka, topics, FROM);
+        List<String> resources = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            resources.add("twice-" + i);
+        }
+        List<ChildWorker> workers = new ArrayList<>(List.of(
+                ChildWorker.start(env, topics, "grow-a", "grow-twice", Map.of()),
+                ChildWorker.start(env, topics, "grow-b", "grow-twice", Map.of())));
+        try (Wire wire = new Wire(kafka, topics)) {
+            Map<String, Long> tokens = new HashMap<>();
+            for (String resource : resources) {
+                JsonNode reply = follow(wire, acquire(newId(), resource, "holder", 600), FROM);
+                assertThat(reply.path("outcome").asText()).isEqualTo("acquired");
+                tokens.put(resource, reply.path("lock").path("fencing_token").asLong());
+            }
+            grow(kafka, topics, TO);
+            await().atMost(Duration.ofSeconds(30)).until(() -> growths(topics, "started_at") == 1);
+            workers.remove(0).kill();
+            await().atMost(Duration.ofSeconds(60)).until(() -> growths(topics, "finished_at") == 1);
+            assertHeld(wire, resources, tokens, TO);
+
+            workers.add(ChildWorker.start(env, topics, "grow-c", "grow-twice", Map.of()));
+            grow(kafka, topics, 5);
+            await().atMost(Duration.ofSeconds(60)).until(() -> growths(topics, "finished_at") == 2);
+            assertHeld(wire, resources, tokens, 5);
+            long highest = tokens.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+            assertThat(follow(wire, acquire(newId(), "twice-new", "someone", 30), 5).path("lock")
+                    .path("fencing_token").asLong()).isGreaterThan(highest);
+            assertThat(wire.deadLetters()).isEmpty();
+        } finally {
+            for (ChildWorker worker : workers) {
+                worker.close();
+            }
+        }
+        ReplayReport replayed = new Replay(kafka, env.database(), topics).run(Optional.empty(), TimeWindow.ALL,
+                (read, total) -> { });
+        assertThat(replayed.divergences()).as(replayed.text()).isEmpty();
+    }
+
+    private static void assertHeld(Wire wire, List<String> resources, Map<String, Long> tokens, int count) {
+        for (String resource : resources) {
+            JsonNode held = follow(wire, status(newId(), resource), count);
+            assertThat(held.path("outcome").asText()).as(resource).isEqualTo("locked");
+            assertThat(held.path("lock").path("fencing_token").asLong()).as(resource).isEqualTo(tokens.get(resource));
+        }
+    }
+
+    private static void grow(KafkaSettings kafka, TopicNames topics, int to) throws Exception {
+        try (Admin admin = Admin.create(kafka.with(Map.of()))) {
+            admin.createPartitions(Map.of(topics.events(), NewPartitions.increaseTo(to))).all().get();
+            admin.createPartitions(Map.of(topics.commands(), NewPartitions.increaseTo(to))).all().get();
+        }
+    }
+
+    /** How many growths of the topic have {@code column} (started_at, finished_at) set. */
+    private static int growths(TopicNames topics, String column) throws SQLException {
+        String sql = "finished_at".equals(column)
+                ? "SELECT count(*) FROM topic_growths WHERE topic = ? AND finished_at IS NOT NULL"
+                : "SELECT count(*) FROM topic_growths WHERE topic = ?";
+        try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(sql)) {
+            select.setString(1, topics.commands());
+            try (ResultSet rs = select.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
     private static int queued(TopicNames topics, String resource) throws SQLException {
         try (Connection c = env.jdbc(); PreparedStatement select = c.prepareStatement(
                 "SELECT count(*) FROM lock_waiters WHERE topic = ? AND resource = ?")) {
