@@ -21,7 +21,8 @@ import java.util.Objects;
  * @param requestRetention how long (log time) a request ID is remembered after it was applied
  * @param replyAllowList the reply topics a command may choose
  * @param defaultReplyTopic where a reply goes when the command names none
- * @param partitions the command topic's partition count: a record must be on murmur2(key) mod this
+ * @param partitions the command topic's partition count when the partition started: it routes by
+ *     murmur2(key) mod this until a growth's seal re-routes it ({@link Layout})
  * @param timekeeping how the partition's time passes
  */
 public record EngineSettings(Limits limits, Duration requestRetention, TopicAllowList replyAllowList,

@@ -27,9 +27,10 @@ import java.util.Optional;
  *
  * <p>The rules, in order: a record below the partition's next offset was applied already and is
  * answered as it was (its stored reply); one without a log-append time, unreadable, or with a
- * refused route is dead-lettered; an invalid one, or one on the wrong partition, gets
- * {@code invalid}; a valid one is decided by {@link CommandRules} (retry, validation,
- * cancellation, quarantine, queue, arbiter, in that order), at the record's place in its
+ * refused route is dead-lettered; an invalid one gets {@code invalid}; one whose resource this
+ * partition does not decide ({@link Layout}: misrouted, or moved in a growth) gets {@code moved};
+ * a valid one is decided by {@link CommandRules} (retry, validation, cancellation, quarantine,
+ * queue, arbiter, in that order), at the record's place in its
  * partition's time ({@link PartitionTime}: its log-append time, or, anchored, the time the
  * worker's ticks measured) and with a new lease's token taken from the record's offset. A record
  * the worker marked {@code lockstep-undeliverable} (a copy of an earlier record whose reply's
