@@ -80,11 +80,17 @@ class CliIT {
     void replayReproducesWhatTheWorkerDidAsTextOrJson() throws Exception {
         assertThat(run("acquire", "replayed:1", "--owner", "w", "--ttl", "30").exitCode()).isZero();
         assertThat(run("release", "replayed:1", "--owner", "w").exitCode()).isZero();
+        // The worker runs on, ticking the partition whose lease ended within its TTL: that partition's
+        // rows may trail the log by a tick, which replay says it could not compare; nothing diverges.
         CliRun text = runReplay("--format", "text");
-        assertThat(text.exitCode()).as(text.out() + text.err()).isEqualTo(ReplayReport.REPRODUCED);
+        assertThat(text.exitCode()).as(text.out() + text.err())
+                .isIn(ReplayReport.REPRODUCED, ReplayReport.CANNOT_VERIFY);
         assertThat(text.out()).contains("0 divergences");
+        assertThat(text.out().lines().filter(line -> line.startsWith("cannot verify")))
+                .allMatch(line -> line.contains("a worker is running"));
         CliRun json = runReplay("--format", "json");
-        assertThat(json.json().path("outcome").asText()).isEqualTo("reproduced");
+        assertThat(json.json().path("outcome").asText()).isIn("reproduced", "cannot_verify");
+        assertThat(json.json().path("divergences")).as(json.out()).isEmpty();
         assertThat(json.json().path("events_compared").asInt()).isGreaterThanOrEqualTo(2);
         Path impatient = Files.createTempFile("impatient", ".properties");
         impatient.toFile().deleteOnExit();
